@@ -1,0 +1,45 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "NotifyBus",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "NotifyBus", targets: ["NotifyBus"]),
+        .library(name: "TraceStore", targets: ["TraceStore"]),
+        .executable(name: "tracectl", targets: ["tracectl"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
+        .target(name: "NotifyBus"),
+        .target(name: "TraceStore", dependencies: ["NotifyBus", "CSQLite"]),
+        .executableTarget(
+            name: "tracectl",
+            dependencies: [
+                "NotifyBus", "TraceStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "NotifyBusTests", dependencies: ["NotifyBus"]),
+        .testTarget(name: "TraceStoreTests", dependencies: ["TraceStore", "NotifyBus"]),
+        .testTarget(name: "tracectlTests", dependencies: ["TraceStore", "NotifyBus"]),
+    ],
+    swiftLanguageModes: [.v6]
+)
+
+for target in package.targets where target.type != .system {
+    var settings = target.swiftSettings ?? []
+    settings.append(contentsOf: [
+        .enableUpcomingFeature("ExistentialAny"),
+        .enableUpcomingFeature("MemberImportVisibility"),
+        .enableUpcomingFeature("InternalImportsByDefault"),
+    ])
+    target.swiftSettings = settings
+}

@@ -1,0 +1,37 @@
+/// A lifecycle step of a screen or plugin, or an operation of a container.
+public enum LifecyclePhase: String, Codable, Sendable, CaseIterable {
+    // A screen's own callbacks, in UIKit's order (seed 001).
+    case `init`
+    case viewDidLoad
+    case viewWillAppear
+    case viewDidAppear
+    case viewWillDisappear
+    case viewDidDisappear
+    /// The object is gone. Recorded after its deinit body ran, so observers
+    /// still registered at this event outlived their owner.
+    case `deinit`
+
+    // Container operations, recorded on the screen they act on.
+    case setRoot
+    case push
+    case pop
+    case present
+    case dismiss
+    case selectTab
+    /// The screen left the hierarchy for good (popped, dismissed, its container removed).
+    case removedFromHierarchy
+
+    // The application.
+    case launch
+    case rotate
+    case keyboard
+    case wait
+
+    /// Whether the phase is one of a screen's own callbacks.
+    public var isCallback: Bool {
+        switch self {
+        case .`init`, .viewDidLoad, .viewWillAppear, .viewDidAppear, .viewWillDisappear, .viewDidDisappear, .`deinit`: true
+        default: false
+        }
+    }
+}

@@ -1,0 +1,170 @@
+public import Foundation
+import Synchronization
+
+/// Re-posts Foundation notifications named like UIKit's as typed messages.
+///
+/// The bridge listens on a `NotificationCenter` for
+/// `UIKeyboardWillShowNotification`, `UIApplicationDidBecomeActiveNotification`,
+/// `UIDeviceOrientationDidChangeNotification` and their siblings, reads the
+/// UIKit `userInfo` keys, and posts the matching message on a ``Bus`` as a
+/// stimulus. A notification whose `userInfo` is missing a key or holds a value
+/// of the wrong type never crashes (the seeds' `as!` casts do): it is recorded
+/// as ``TraceEvent/Kind/bridgeRejected(name:reason:)`` with the reason, and
+/// counted in ``rejectedCount``.
+///
+/// ```swift
+/// let bridge = FoundationBridge(center: .default, bus: bus)
+/// NotificationCenter.default.post(name: FoundationBridge.keyboardWillShow, object: nil, userInfo: [...])
+/// ```
+public final class FoundationBridge: Sendable {
+    private let center: NotificationCenter
+    private let bus: Bus
+    private let observers = Mutex<[ObserverHandle]>([])
+    private let rejections = Atomic<Int>(0)
+
+    /// `UIKeyboardWillShowNotification`
+    public static let keyboardWillShow = Notification.Name("UIKeyboardWillShowNotification")
+    /// `UIKeyboardDidShowNotification`
+    public static let keyboardDidShow = Notification.Name("UIKeyboardDidShowNotification")
+    /// `UIKeyboardWillHideNotification`
+    public static let keyboardWillHide = Notification.Name("UIKeyboardWillHideNotification")
+    /// `UIKeyboardDidHideNotification`
+    public static let keyboardDidHide = Notification.Name("UIKeyboardDidHideNotification")
+    /// `UIKeyboardWillChangeFrameNotification`
+    public static let keyboardWillChangeFrame = Notification.Name("UIKeyboardWillChangeFrameNotification")
+    /// `UIKeyboardDidChangeFrameNotification`
+    public static let keyboardDidChangeFrame = Notification.Name("UIKeyboardDidChangeFrameNotification")
+    /// `UIApplicationWillResignActiveNotification`
+    public static let willResignActive = Notification.Name("UIApplicationWillResignActiveNotification")
+    /// `UIApplicationDidBecomeActiveNotification`
+    public static let didBecomeActive = Notification.Name("UIApplicationDidBecomeActiveNotification")
+    /// `UIApplicationDidEnterBackgroundNotification`
+    public static let didEnterBackground = Notification.Name("UIApplicationDidEnterBackgroundNotification")
+    /// `UIApplicationWillEnterForegroundNotification`
+    public static let willEnterForeground = Notification.Name("UIApplicationWillEnterForegroundNotification")
+    /// `UIDeviceOrientationDidChangeNotification`; `object` is the device, `userInfo` here
+    /// carries ``orientationKey`` with the new `UIDeviceOrientation` raw value.
+    public static let orientationDidChange = Notification.Name("UIDeviceOrientationDidChangeNotification")
+
+    /// `UIKeyboardFrameBeginUserInfoKey`: a `CGRect` or a ``Rect``.
+    public static let frameBeginKey = "UIKeyboardFrameBeginUserInfoKey"
+    /// `UIKeyboardFrameEndUserInfoKey`: a `CGRect` or a ``Rect``.
+    public static let frameEndKey = "UIKeyboardFrameEndUserInfoKey"
+    /// `UIKeyboardAnimationCurveUserInfoKey`: an integer curve.
+    public static let curveKey = "UIKeyboardAnimationCurveUserInfoKey"
+    /// `UIKeyboardAnimationDurationUserInfoKey`: seconds.
+    public static let durationKey = "UIKeyboardAnimationDurationUserInfoKey"
+    /// The device orientation raw value of an orientation notification.
+    public static let orientationKey = "UIDeviceOrientationUserInfoKey"
+
+    /// Starts bridging `center` onto `bus`; stops when the bridge is released.
+    public init(center: NotificationCenter, bus: Bus) {
+        self.center = center
+        self.bus = bus
+        let keyboard: [(Notification.Name, any KeyboardMessage.Type)] = [
+            (Self.keyboardWillShow, KeyboardWillShow.self), (Self.keyboardDidShow, KeyboardDidShow.self),
+            (Self.keyboardWillHide, KeyboardWillHide.self), (Self.keyboardDidHide, KeyboardDidHide.self),
+            (Self.keyboardWillChangeFrame, KeyboardWillChangeFrame.self),
+            (Self.keyboardDidChangeFrame, KeyboardDidChangeFrame.self),
+        ]
+        var handles: [ObserverHandle] = []
+        for (name, type) in keyboard {
+            handles.append(listen(name) { [weak self] note in self?.bridgeKeyboard(note, as: type) })
+        }
+        handles.append(listen(Self.willResignActive) { [weak self] _ in self?.bus.post(WillResignActive(), sender: nil, origin: .stimulus) })
+        handles.append(listen(Self.didBecomeActive) { [weak self] _ in self?.bus.post(DidBecomeActive(), sender: nil, origin: .stimulus) })
+        handles.append(listen(Self.didEnterBackground) { [weak self] _ in self?.bus.post(DidEnterBackground(), sender: nil, origin: .stimulus) })
+        handles.append(listen(Self.willEnterForeground) { [weak self] _ in self?.bus.post(WillEnterForeground(), sender: nil, origin: .stimulus) })
+        handles.append(listen(Self.orientationDidChange) { [weak self] note in self?.bridgeOrientation(note) })
+        observers.withLock { $0 = handles }
+    }
+
+    deinit {
+        for handle in observers.withLock({ $0 }) { center.removeObserver(handle.token) }
+    }
+
+    /// How many notifications were rejected for a malformed `userInfo`.
+    public var rejectedCount: Int { rejections.load(ordering: .relaxed) }
+
+    private func listen(_ name: Notification.Name, _ body: @escaping @Sendable (Notification) -> Void) -> ObserverHandle {
+        ObserverHandle(token: center.addObserver(forName: name, object: nil, queue: nil, using: body))
+    }
+
+    private func bridgeKeyboard(_ note: Notification, as type: any KeyboardMessage.Type) {
+        do throws(Rejection) {
+            let info = note.userInfo ?? [:]
+            let begin = try Self.rect(info, Self.frameBeginKey)
+            let end = try Self.rect(info, Self.frameEndKey)
+            let rawCurve = try Self.number(info, Self.curveKey)
+            guard let curve = AnimationCurve(rawValue: Int(rawCurve)) else {
+                throw Rejection("\(Self.curveKey) \(Int(rawCurve)) is not an animation curve")
+            }
+            let duration = try Self.number(info, Self.durationKey)
+            post(type.init(beginFrame: begin, endFrame: end, curve: curve, duration: duration))
+        } catch {
+            reject(note, error.reason)
+        }
+    }
+
+    private func post<M: BusMessage>(_ message: M) {
+        bus.post(message, sender: nil, origin: .stimulus)
+    }
+
+    private func bridgeOrientation(_ note: Notification) {
+        do throws(Rejection) {
+            let raw = try Self.number(note.userInfo ?? [:], Self.orientationKey)
+            guard let device = DeviceOrientation(rawValue: Int(raw)) else {
+                throw Rejection("\(Self.orientationKey) \(Int(raw)) is not a device orientation")
+            }
+            guard let interface = device.interfaceOrientation else {
+                throw Rejection("device orientation \(device) has no interface orientation")
+            }
+            post(OrientationDidChange(device: device, interface: interface))
+        } catch {
+            reject(note, error.reason)
+        }
+    }
+
+    private func reject(_ note: Notification, _ reason: String) {
+        rejections.add(1, ordering: .relaxed)
+        bus.record(.bridgeRejected(name: note.name.rawValue, reason: reason))
+    }
+
+
+    private static func value(_ info: [AnyHashable: Any], _ key: String) throws(Rejection) -> Any {
+        guard let value = info[key] else { throw Rejection("userInfo has no \(key)") }
+        return value
+    }
+
+    private static func rect(_ info: [AnyHashable: Any], _ key: String) throws(Rejection) -> Rect {
+        switch try value(info, key) {
+        case let rect as Rect: return rect
+        case let rect as CGRect:
+            return Rect(x: Double(rect.origin.x), y: Double(rect.origin.y),
+                        width: Double(rect.size.width), height: Double(rect.size.height))
+        case let other: throw Rejection("\(key) is \(type(of: other)), not a rectangle")
+        }
+    }
+
+    private static func number(_ info: [AnyHashable: Any], _ key: String) throws(Rejection) -> Double {
+        switch try value(info, key) {
+        case let number as Double: return number
+        case let number as Int: return Double(number)
+        case let number as NSNumber: return number.doubleValue
+        case let other: throw Rejection("\(key) is \(type(of: other)), not a number")
+        }
+    }
+}
+
+/// A Foundation observer token.
+private struct ObserverHandle: @unchecked Sendable {
+    // @unchecked: the token is an opaque object only handed back to the center
+    // that made it, which is thread safe.
+    let token: any NSObjectProtocol
+}
+
+/// Why a notification could not be bridged.
+private struct Rejection: Error {
+    let reason: String
+    init(_ reason: String) { self.reason = reason }
+}

@@ -1,0 +1,48 @@
+import Synchronization
+
+/// The source of event timestamps: nanoseconds since an origin.
+///
+/// Injected so that traces are deterministic in tests and in recorded
+/// scenarios, where time moves only when the scenario says so.
+public struct TraceClock: Sendable {
+    private let read: @Sendable () -> UInt64
+
+    /// A clock that calls `read` for each timestamp.
+    public init(_ read: @escaping @Sendable () -> UInt64) {
+        self.read = read
+    }
+
+    /// The current reading.
+    public func now() -> UInt64 { read() }
+
+    /// Monotonic time since this clock was made.
+    public static func monotonic() -> TraceClock {
+        let origin = ContinuousClock.now
+        return TraceClock {
+            let elapsed = ContinuousClock.now - origin
+            let (seconds, attoseconds) = elapsed.components
+            return UInt64(max(0, seconds)) &* 1_000_000_000 &+ UInt64(max(0, attoseconds) / 1_000_000_000)
+        }
+    }
+}
+
+/// A clock that moves only when told to: the scenario runner's and the tests'.
+public final class ManualClock: Sendable {
+    private let nanoseconds = Atomic<UInt64>(0)
+
+    public init(start: UInt64 = 0) {
+        nanoseconds.store(start, ordering: .relaxed)
+    }
+
+    /// The reading, in nanoseconds.
+    public var now: UInt64 { nanoseconds.load(ordering: .relaxed) }
+
+    /// Moves the clock forward.
+    public func advance(bySeconds seconds: Double) {
+        let delta = UInt64((max(0, seconds) * 1_000_000_000).rounded())
+        nanoseconds.add(delta, ordering: .relaxed)
+    }
+
+    /// The clock as a ``TraceClock``.
+    public var traceClock: TraceClock { TraceClock { [self] in self.now } }
+}

@@ -1,0 +1,79 @@
+/// One entry of a bus's event log.
+///
+/// Every change of observable state — an owner seen for the first time, an
+/// observer added or removed, a post, a delivery, a lifecycle step — is an
+/// event. Events carry a per-bus sequence number that increases by one with
+/// each event, so that the state at any point is a fold over the events before it.
+public struct TraceEvent: Sendable {
+    /// The position of the event in its bus's log, starting at 1.
+    public var seq: UInt64
+    /// Nanoseconds since the bus's clock origin.
+    public var time: UInt64
+    /// What happened.
+    public var kind: Kind
+
+    public init(seq: UInt64, time: UInt64, kind: Kind) {
+        self.seq = seq
+        self.time = time
+        self.kind = kind
+    }
+
+    /// What an event records.
+    public enum Kind: Sendable {
+        /// An object that owns observers (or sends posts) was seen for the first time.
+        case ownerRegistered(owner: UInt64, typeName: String, label: String)
+        /// An observer was added. `message` is `nil` for an observation of every message.
+        case observerAdded(observer: UInt64, message: String?, owner: UInt64?, sender: UInt64?, callSite: CallSite)
+        /// An observer was removed, or a removal found nothing to remove (`observer` unknown
+        /// or no longer registered): the latter is an unbalanced removal.
+        case observerRemoved(observer: UInt64?, message: String?, owner: UInt64?, reason: RemovalReason)
+        /// A message was posted. The payload is encoded by the sink, off the posting thread.
+        case posted(post: UInt64, message: any BusMessage, sender: UInt64?, parent: UInt64?, origin: PostOrigin)
+        /// A message was handed to an observer.
+        case delivered(post: UInt64, observer: UInt64)
+        /// A delivery was skipped because the observer's owner is gone.
+        case skipped(post: UInt64, observer: UInt64)
+        /// A lifecycle step of an owner, or a container operation.
+        case lifecycle(owner: UInt64, phase: LifecyclePhase, detail: String?)
+        /// An action travelled up the responder chain.
+        case actionRouted(action: String, sender: UInt64, tried: [UInt64], handler: UInt64?)
+        /// A foreign notification could not be turned into a typed message.
+        case bridgeRejected(name: String, reason: String)
+    }
+}
+
+/// Where `observe` was called: `#fileID` and `#line`, or a path into a scenario file.
+public struct CallSite: Hashable, Sendable, CustomStringConvertible {
+    public var file: String
+    public var line: Int
+
+    public init(file: String, line: Int) {
+        self.file = file
+        self.line = line
+    }
+
+    /// `file:line`, or just `file` when the line is 0 (a scenario path).
+    public var description: String { line == 0 ? file : "\(file):\(line)" }
+}
+
+/// Why an observer stopped being registered.
+public enum RemovalReason: String, Sendable, CaseIterable, Codable {
+    /// ``Bus/remove(_:)`` or a removal by owner and message.
+    case explicit
+    /// ``Bus/removeAll(owner:)``.
+    case ownerRemoved
+    /// The last copy of the ``ObservationToken`` was released.
+    case tokenReleased
+    /// A post found the observer's owner deallocated.
+    case ownerGone
+}
+
+/// Whether a post came from outside the code under test or from inside it.
+public enum PostOrigin: String, Sendable, CaseIterable, Codable {
+    /// The outside world: the system, the user, a test driver. Replay re-posts these.
+    case stimulus
+    /// The code under test, outside any delivery.
+    case app
+    /// A handler, during another post (the event has a parent).
+    case reaction
+}

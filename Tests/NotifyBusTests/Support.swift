@@ -1,0 +1,36 @@
+import NotifyBus
+import Synchronization
+
+struct Ping: BusMessage, Equatable { var n: Int }
+struct Pong: BusMessage, Equatable { var n: Int }
+
+final class Owner: TraceLabeled, Sendable {
+    let traceLabel: String
+    init(_ label: String = "owner") { traceLabel = label }
+}
+
+/// A thread-safe list of what handlers saw.
+final class Log<T: Sendable>: Sendable {
+    private let items = Mutex<[T]>([])
+    func append(_ item: T) { items.withLock { $0.append(item) } }
+    var all: [T] { items.withLock { $0 } }
+}
+
+/// A short, readable form of an event, for exact-order assertions.
+func describe(_ event: TraceEvent) -> String {
+    switch event.kind {
+    case .ownerRegistered(let owner, _, let label): "owner \(owner) \(label)"
+    case .observerAdded(let observer, let message, let owner, _, _):
+        "add \(observer) \(message ?? "*") owner:\(owner.map(String.init) ?? "-")"
+    case .observerRemoved(let observer, let message, _, let reason):
+        "remove \(observer.map(String.init) ?? "-") \(message ?? "?") \(reason.rawValue)"
+    case .posted(let post, let message, _, let parent, let origin):
+        "post \(post) \(type(of: message).name) parent:\(parent.map(String.init) ?? "-") \(origin.rawValue)"
+    case .delivered(let post, let observer): "deliver \(post)->\(observer)"
+    case .skipped(let post, let observer): "skip \(post)->\(observer)"
+    case .lifecycle(let owner, let phase, let detail): "lifecycle \(owner) \(phase.rawValue)\(detail.map { " " + $0 } ?? "")"
+    case .actionRouted(let action, _, let tried, let handler):
+        "action \(action) tried:\(tried) handler:\(handler.map(String.init) ?? "-")"
+    case .bridgeRejected(let name, let reason): "rejected \(name): \(reason)"
+    }
+}
