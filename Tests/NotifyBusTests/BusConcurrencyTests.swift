@@ -80,8 +80,8 @@ import Testing
 
 /// Per-post delivery counts of one observer.
 final class Tally: Sendable {
-    private let counts: Mutex<[Int]>
-    init(count: Int) { counts = Mutex([Int](repeating: 0, count: count)) }
+    private let counts: Locked<[Int]>
+    init(count: Int) { counts = Locked([Int](repeating: 0, count: count)) }
     func hit(_ index: Int) { counts.withLock { $0[index] += 1 } }
     var values: [Int] { counts.withLock { $0 } }
 }

@@ -1,10 +1,9 @@
 import NotifyBus
-import Synchronization
 import Testing
 
 /// A slot a handler can fill after the observer is registered.
 final class TokenSlot: Sendable {
-    private let slot = Mutex<ObservationToken?>(nil)
+    private let slot = Locked<ObservationToken?>(nil)
     func set(_ token: ObservationToken) { slot.withLock { $0 = token } }
     var token: ObservationToken? { slot.withLock { $0 } }
 }

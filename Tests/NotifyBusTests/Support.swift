@@ -1,6 +1,4 @@
 import NotifyBus
-import Synchronization
-
 struct Ping: BusMessage, Equatable { var n: Int }
 struct Pong: BusMessage, Equatable { var n: Int }
 
@@ -11,7 +9,7 @@ final class Owner: TraceLabeled, Sendable {
 
 /// A thread-safe list of what handlers saw.
 final class Log<T: Sendable>: Sendable {
-    private let items = Mutex<[T]>([])
+    private let items = Locked<[T]>([])
     func append(_ item: T) { items.withLock { $0.append(item) } }
     var all: [T] { items.withLock { $0 } }
 }

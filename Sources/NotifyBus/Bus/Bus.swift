@@ -25,7 +25,7 @@ import Synchronization
 /// bus.remove(token)
 /// ```
 public final class Bus: Sendable {
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let recording: Recording?
 
     /// A bus that records nothing.
@@ -303,7 +303,7 @@ struct OwnerRecord {
 }
 
 extension Bus {
-    struct State: ~Copyable {
+    struct State {
         var nextObserverID: UInt64 = 1
         var nextOwnerID: UInt64 = 1
         var byType: [ObjectIdentifier: [Observer]] = [:]
@@ -365,7 +365,7 @@ extension Bus {
     final class Recording: Sendable {
         private let sink: any TraceSink
         private let clock: TraceClock
-        private let counters = Mutex(Counters())
+        private let counters = Locked(Counters())
 
         struct Counters {
             var seq: UInt64 = 0

@@ -19,7 +19,7 @@ import Synchronization
 public final class FoundationBridge: Sendable {
     private let center: NotificationCenter
     private let bus: Bus
-    private let observers = Mutex<[ObserverHandle]>([])
+    private let observers = Locked<[ObserverHandle]>([])
     private let rejections = Atomic<Int>(0)
 
     /// `UIKeyboardWillShowNotification`

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Receives every event of a bus, in sequence order.
 ///
 /// A sink is called on the thread that caused the event, in `seq` order, and
@@ -13,7 +11,7 @@ public protocol TraceSink: Sendable {
 
 /// A sink that keeps events in memory, for tests and small sessions.
 public final class MemoryTraceSink: TraceSink {
-    private let storage = Mutex<[TraceEvent]>([])
+    private let storage = Locked<[TraceEvent]>([])
 
     public init() {}
 
