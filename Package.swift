@@ -28,7 +28,9 @@ let package = Package(
             ]
         ),
         .testTarget(name: "NotifyBusTests", dependencies: ["NotifyBus"]),
-        .testTarget(name: "TraceStoreTests", dependencies: ["TraceStore", "NotifyBus"]),
+        .testTarget(name: "TraceStoreTests", dependencies: ["TraceStore", "NotifyBus", "trace-crash-child"]),
+        // The process the crash-safety tests kill; not a product.
+        .executableTarget(name: "trace-crash-child", dependencies: ["TraceStore", "NotifyBus"], path: "Tests/CrashChild"),
         .testTarget(name: "tracectlTests", dependencies: ["TraceStore", "NotifyBus"]),
     ],
     swiftLanguageModes: [.v6]

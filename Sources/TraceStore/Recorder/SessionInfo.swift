@@ -1,0 +1,29 @@
+public import Foundation
+
+/// What a recording session is: stored in the `sessions` table.
+public struct SessionInfo: Sendable {
+    /// The session's name, such as the scenario name.
+    public var name: String
+    /// The app or model under test.
+    public var app: String
+    /// The scenario file that produced the session, if any, so that it can be replayed.
+    public var scenario: String?
+    /// Wall-clock start, for humans; event times come from the bus's clock.
+    public var startedAt: Date
+
+    public init(name: String, app: String = "app", scenario: String? = nil, startedAt: Date = Date()) {
+        self.name = name
+        self.app = app
+        self.scenario = scenario
+        self.startedAt = startedAt
+    }
+}
+
+extension Date {
+    /// ISO 8601 with milliseconds, UTC.
+    var traceTimestamp: String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: self)
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+public import NotifyBus
+/// A ``TraceSink`` that appends a bus's events to an SQLite trace file.
+///
+/// The posting thread never touches the disk: events go into a bounded
+/// in-memory buffer, and one writer thread drains it in large transactions
+/// with a reused prepared statement (WAL, `synchronous=NORMAL`). When the
+/// buffer is full the poster waits rather than dropping events. Secondary
+/// indexes are built by ``close()``, not while recording.
+///
+/// ```swift
+/// let recorder = try TraceRecorder(path: "session.trace", session: SessionInfo(name: "login"))
+/// let bus = Bus(sink: recorder)
+/// // ... run the app model ...
+/// try recorder.close()
+/// ```
+///
+/// A process killed mid-session leaves a valid file holding every event that
+/// was committed; its session reads as not ended.
+public final class TraceRecorder: TraceSink, Sendable {
+    /// The trace file.
+    public let path: String
+    /// The session's id in the file's `sessions` table.
+    public let sessionID: Int64
+    private let queue: EventQueue
+    private let writer: WriterHandle
+    private let closed = Locked(false)
+
+    /// Opens (or creates) `path` and starts a new session in it.
+    ///
+    /// - Parameters:
+    ///   - path: The trace file. An existing trace gains a session; any other file is refused.
+    ///   - session: The session's name, app and scenario.
+    ///   - bufferCapacity: Events held in memory before posters wait.
+    /// - Throws: ``TraceStoreError`` when the file cannot be opened or is not a trace.
+    public init(path: String, session: SessionInfo, bufferCapacity: Int = 65_536) throws(TraceStoreError) {
+        self.path = path
+        let db = try Database(path: path, mode: .create)
+        let writer: TraceWriter
+        do {
+            writer = try TraceWriter(db: db, info: session)
+        } catch {
+            if case .sqlite(let code) = error.kind, code == .notADatabase || code == .corrupt {
+                throw TraceStoreError(.notATrace, "\(path): not an SQLite database, or damaged (\(error.message))")
+            }
+            throw error
+        }
+        self.sessionID = writer.session
+        self.queue = EventQueue(capacity: bufferCapacity)
+        self.writer = WriterHandle(writer)
+        let queue = self.queue, handle = self.writer
+        let thread = Thread {
+            while let batch = queue.takeBatch() {
+                guard !batch.isEmpty else { continue }
+                do throws(TraceStoreError) {
+                    try handle.writer.write(batch)
+                    queue.committed(batch.count)
+                } catch {
+                    queue.fail(error)
+                }
+            }
+            queue.writerFinished()
+        }
+        thread.name = "TraceRecorder writer"
+        thread.start()
+    }
+
+    deinit {
+        try? close()
+    }
+
+    /// Queues one event; waits only if the buffer is full.
+    public func record(_ event: TraceEvent) {
+        queue.append(event)
+    }
+
+    /// Returns once every event recorded before the call is committed to the file.
+    ///
+    /// - Throws: The writer's error, if writing failed.
+    public func flush() throws(TraceStoreError) {
+        try queue.flush()
+    }
+
+    /// Flushes, ends the session, builds the indexes and closes the file.
+    /// Calling it again does nothing.
+    public func close() throws(TraceStoreError) {
+        let wasClosed = closed.withLock { closed in
+            defer { closed = true }
+            return closed
+        }
+        guard !wasClosed else { return }
+        queue.close()
+        if let failure = queue.failure { throw failure }
+        try writer.writer.finish(lastSeq: queue.lastSeq, endedAt: Date())
+    }
+
+    /// Events recorded, and events committed to the file, so far.
+    public var counts: (recorded: UInt64, committed: UInt64) {
+        let counts = queue.counts
+        return (counts.enqueued, counts.committed)
+    }
+}
+
+/// The writer and its connection, handed from the creating thread to the writer thread.
+private final class WriterHandle: @unchecked Sendable {
+    // @unchecked: used by one thread at a time — the writer thread until it
+    // signals `writerFinished`, then the thread in `close()` that waited for that.
+    let writer: TraceWriter
+    init(_ writer: TraceWriter) { self.writer = writer }
+}

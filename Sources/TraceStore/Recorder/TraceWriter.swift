@@ -1,0 +1,163 @@
+internal import CSQLite
+import Foundation
+import NotifyBus
+
+/// Turns events into rows. Owned by one thread at a time: the recorder's
+/// writer thread, then the thread that closes the recorder.
+final class TraceWriter {
+    let db: Database
+    let session: Int64
+    private let insert: Statement
+    private var strings: [String: Int64] = [:]
+    private var payloads: [String: Int64] = [:]
+    private let encoder: JSONEncoder
+    private let insertString: Statement
+    private let selectString: Statement
+    private let insertPayload: Statement
+
+    /// Distinct strings and payloads remembered before the caches are cleared,
+    /// so that memory stays bounded however long a session runs.
+    private static let cacheLimit = 16_384
+
+    init(db: Database, info: SessionInfo) throws(TraceStoreError) {
+        self.db = db
+        try db.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA temp_store=MEMORY; PRAGMA cache_size=-16000;")
+        try TraceSchema.prepare(db)
+        let create = try db.prepare("""
+            INSERT INTO sessions(name, app, started_at, tool_version, scenario) VALUES (?1, ?2, ?3, ?4, ?5)
+            """)
+        try create.bind([.text(info.name), .text(info.app), .text(info.startedAt.traceTimestamp),
+                         .text(TraceSchema.toolVersion), info.scenario.map(SQLValue.text) ?? .null])
+        try create.run()
+        session = sqlite3_last_insert_rowid(db.handle)
+        insert = try db.prepare("""
+            INSERT INTO events(session, seq, time_ns, kind, message, owner, observer, post, parent, sender,
+                               detail, note, callsite, payload)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+            """)
+        insertString = try db.prepare("INSERT OR IGNORE INTO strings(value) VALUES (?1)")
+        selectString = try db.prepare("SELECT id FROM strings WHERE value = ?1")
+        insertPayload = try db.prepare("INSERT INTO payloads(json) VALUES (?1)")
+        encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        try db.transaction { () throws(TraceStoreError) in
+            try row(seq: 0, time: 0, kind: .sessionStarted, note: try string(info.name))
+        }
+    }
+
+    /// Writes one batch in one transaction.
+    func write(_ batch: [TraceEvent]) throws(TraceStoreError) {
+        try db.transaction { () throws(TraceStoreError) in
+            for event in batch { try write(event) }
+        }
+    }
+
+    /// Writes the end of the session and the indexes, and leaves a self-contained file.
+    func finish(lastSeq: UInt64, endedAt: Date) throws(TraceStoreError) {
+        try db.transaction { () throws(TraceStoreError) in
+            try row(seq: lastSeq + 1, time: 0, kind: .sessionEnded)
+            let end = try db.prepare("UPDATE sessions SET ended_at = ?1, last_seq = ?2 WHERE id = ?3")
+            try end.bind([.text(endedAt.traceTimestamp), .integer(Int64(lastSeq + 1)), .integer(session)])
+            try end.run()
+            try db.execute(TraceSchema.indexes)
+        }
+        // A single file is nicer to hand around, but a reader holding the file
+        // open keeps it in WAL mode, which is just as valid: best effort.
+        do {
+            try db.execute("PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode=DELETE;")
+        } catch where error.kind == .sqlite(.busy) || error.kind == .sqlite(.locked) {
+            return
+        }
+    }
+
+    private func write(_ event: TraceEvent) throws(TraceStoreError) {
+        let seq = event.seq, time = event.time
+        switch event.kind {
+        case .ownerRegistered(let owner, let typeName, let label):
+            try row(seq: seq, time: time, kind: .ownerRegistered, owner: owner,
+                    detail: try string(typeName), note: try string(label))
+        case .observerAdded(let observer, let message, let owner, let sender, let callSite):
+            try row(seq: seq, time: time, kind: .observerAdded, message: try message.map(string), owner: owner,
+                    observer: observer, sender: sender, callsite: try string(callSite.description))
+        case .observerRemoved(let observer, let message, let owner, let reason):
+            try row(seq: seq, time: time, kind: .observerRemoved, message: try message.map(string), owner: owner,
+                    observer: observer, detail: try string(reason.rawValue))
+        case .posted(let post, let message, let sender, let parent, let origin):
+            try row(seq: seq, time: time, kind: .posted, message: try string(type(of: message).name),
+                    post: post, parent: parent, sender: sender, detail: try string(origin.rawValue),
+                    payload: try payload(message))
+        case .delivered(let post, let observer):
+            try row(seq: seq, time: time, kind: .delivered, observer: observer, post: post)
+        case .skipped(let post, let observer):
+            try row(seq: seq, time: time, kind: .skipped, observer: observer, post: post)
+        case .lifecycle(let owner, let phase, let detail):
+            try row(seq: seq, time: time, kind: .lifecycle, owner: owner, detail: try string(phase.rawValue),
+                    note: try detail.map(string))
+        case .actionRouted(let action, let sender, let tried, let handler):
+            let list = "[" + tried.map(String.init).joined(separator: ",") + "]"
+            try row(seq: seq, time: time, kind: .actionRouted, owner: handler, sender: sender,
+                    detail: try string(action), payload: try payloadID(list))
+        case .bridgeRejected(let name, let reason):
+            try row(seq: seq, time: time, kind: .bridgeRejected, message: try string(name), note: try string(reason))
+        }
+    }
+
+    private func row(seq: UInt64, time: UInt64, kind: EventKind, message: Int64? = nil, owner: UInt64? = nil,
+                     observer: UInt64? = nil, post: UInt64? = nil, parent: UInt64? = nil, sender: UInt64? = nil,
+                     detail: Int64? = nil, note: Int64? = nil, callsite: Int64? = nil,
+                     payload: Int64? = nil) throws(TraceStoreError) {
+        let s = insert.handle
+        sqlite3_bind_int64(s, 1, session)
+        sqlite3_bind_int64(s, 2, Int64(seq))
+        sqlite3_bind_int64(s, 3, Int64(bitPattern: time))
+        sqlite3_bind_int64(s, 4, Int64(kind.rawValue))
+        insert.bind(message, at: 5)
+        insert.bind(owner.map(Int64.init), at: 6)
+        insert.bind(observer.map(Int64.init), at: 7)
+        insert.bind(post.map(Int64.init), at: 8)
+        insert.bind(parent.map(Int64.init), at: 9)
+        insert.bind(sender.map(Int64.init), at: 10)
+        insert.bind(detail, at: 11)
+        insert.bind(note, at: 12)
+        insert.bind(callsite, at: 13)
+        insert.bind(payload, at: 14)
+        let code = sqlite3_step(s)
+        sqlite3_reset(s)
+        try db.check(code, sql: insert.sql)
+    }
+
+    private func string(_ value: String) throws(TraceStoreError) -> Int64 {
+        if let id = strings[value] { return id }
+        if strings.count >= Self.cacheLimit { strings.removeAll(keepingCapacity: true) }
+        try insertString.bind([.text(value)])
+        try insertString.run()
+        try selectString.bind([.text(value)])
+        guard try selectString.step() else {
+            throw TraceStoreError(.misuse, "interned string vanished", sql: selectString.sql)
+        }
+        let id = selectString.int64(0)
+        sqlite3_reset(selectString.handle)
+        strings[value] = id
+        return id
+    }
+
+    private func payload(_ message: any BusMessage) throws(TraceStoreError) -> Int64 {
+        let data: Data
+        do {
+            data = try encoder.encode(message)
+        } catch {
+            throw TraceStoreError(.misuse, "cannot encode \(type(of: message).name): \(error)")
+        }
+        return try payloadID(String(decoding: data, as: UTF8.self))
+    }
+
+    private func payloadID(_ json: String) throws(TraceStoreError) -> Int64 {
+        if let id = payloads[json] { return id }
+        if payloads.count >= Self.cacheLimit { payloads.removeAll(keepingCapacity: true) }
+        try insertPayload.bind([.text(json)])
+        try insertPayload.run()
+        let id = sqlite3_last_insert_rowid(db.handle)
+        payloads[json] = id
+        return id
+    }
+}

@@ -1,0 +1,215 @@
+internal import CSQLite
+
+/// `SQLITE_TRANSIENT`: SQLite copies bound text before the call returns.
+let transientDestructor = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+/// An open SQLite connection. Owns its handle and closes it in `deinit`.
+///
+/// Not `Sendable`: a connection is used by one thread at a time (the
+/// recorder's writer thread, or the reader's caller).
+package final class Database {
+    let handle: OpaquePointer
+    package let path: String
+
+    /// How to open the file.
+    package enum Mode {
+        /// Read-only; the file must exist and nothing can change it.
+        case readOnly
+        /// Read-write, creating the file if needed.
+        case create
+    }
+
+    package init(path: String, mode: Mode) throws(TraceStoreError) {
+        self.path = path
+        var db: OpaquePointer?
+        let flags: Int32
+        let name: String
+        switch mode {
+        case .readOnly:
+            flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX
+            name = "file:" + Self.uriEscaped(path) + "?mode=ro"
+        case .create:
+            flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+            name = path
+        }
+        let code = sqlite3_open_v2(name, &db, flags, nil)
+        guard code == SQLITE_OK, let db else {
+            // A failed open still allocates a handle that must be closed.
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open \(path)"
+            sqlite3_close_v2(db)
+            throw TraceStoreError(.sqlite(.init(rawValue: code & 0xFF)), "\(message) (\(path))")
+        }
+        handle = db
+        sqlite3_extended_result_codes(db, 0)
+        sqlite3_busy_timeout(db, 5_000)
+    }
+
+    deinit {
+        sqlite3_close_v2(handle)
+    }
+
+    /// Checks an SQLite return code; every call into SQLite goes through here.
+    @discardableResult
+    func check(_ code: Int32, sql: String? = nil, allowed: Set<Int32> = []) throws(TraceStoreError) -> Int32 {
+        if code == SQLITE_OK || code == SQLITE_ROW || code == SQLITE_DONE || allowed.contains(code) { return code }
+        throw TraceStoreError(.sqlite(.init(rawValue: code & 0xFF)), String(cString: sqlite3_errmsg(handle)), sql: sql)
+    }
+
+    /// Runs one or more statements that return no rows.
+    package func execute(_ sql: String) throws(TraceStoreError) {
+        try check(sqlite3_exec(handle, sql, nil, nil, nil), sql: sql)
+    }
+
+    /// Compiles a statement.
+    package func prepare(_ sql: String) throws(TraceStoreError) -> Statement {
+        var statement: OpaquePointer?
+        try check(sqlite3_prepare_v3(handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil), sql: sql)
+        guard let statement else { throw TraceStoreError(.misuse, "empty SQL statement", sql: sql) }
+        return Statement(handle: statement, database: self, sql: sql)
+    }
+
+    /// Runs `body` in a transaction, committing if it returns and rolling back if it throws.
+    package func transaction<T>(_ body: () throws(TraceStoreError) -> T) throws(TraceStoreError) -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// The first column of the first row of `sql`, as an integer.
+    package func scalar(_ sql: String, _ values: SQLValue...) throws(TraceStoreError) -> Int64? {
+        let statement = try prepare(sql)
+        try statement.bind(values)
+        guard try statement.step() else { return nil }
+        return statement.isNull(0) ? nil : statement.int64(0)
+    }
+
+    /// Whether the connection refuses writes.
+    package var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
+
+    private static func uriEscaped(_ path: String) -> String {
+        var out = ""
+        for byte in path.utf8 {
+            switch byte {
+            case UInt8(ascii: "%"), UInt8(ascii: "?"), UInt8(ascii: "#"):
+                out += "%" + String(byte, radix: 16, uppercase: true)
+            default:
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            }
+        }
+        return out
+    }
+}
+
+/// A value bound to, or read from, a statement.
+public enum SQLValue: Sendable, Hashable, CustomStringConvertible {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+    case blob([UInt8])
+
+    public var description: String {
+        switch self {
+        case .null: "NULL"
+        case .integer(let value): String(value)
+        case .real(let value): String(value)
+        case .text(let value): value
+        case .blob(let bytes): "x'" + bytes.map { String($0, radix: 16).leftPadded(2) }.joined() + "'"
+        }
+    }
+}
+
+extension String {
+    func leftPadded(_ width: Int, with pad: Character = "0") -> String {
+        count >= width ? self : String(repeating: pad, count: width - count) + self
+    }
+}
+
+/// A compiled statement. Explicitly not `Sendable`: it belongs to its connection's thread.
+package final class Statement {
+    let handle: OpaquePointer
+    let database: Database
+    let sql: String
+
+    init(handle: OpaquePointer, database: Database, sql: String) {
+        self.handle = handle
+        self.database = database
+        self.sql = sql
+    }
+
+    deinit {
+        sqlite3_finalize(handle)
+    }
+
+    /// Binds values to the parameters `?1`, `?2`, … after clearing the previous run.
+    package func bind(_ values: [SQLValue]) throws(TraceStoreError) {
+        try database.check(sqlite3_reset(handle), sql: sql)
+        for (offset, value) in values.enumerated() {
+            try bind(value, at: Int32(offset + 1))
+        }
+    }
+
+    func bind(_ value: SQLValue, at index: Int32) throws(TraceStoreError) {
+        let code: Int32
+        switch value {
+        case .null: code = sqlite3_bind_null(handle, index)
+        case .integer(let value): code = sqlite3_bind_int64(handle, index, value)
+        case .real(let value): code = sqlite3_bind_double(handle, index, value)
+        case .text(let value): code = sqlite3_bind_text(handle, index, value, -1, transientDestructor)
+        case .blob(let bytes):
+            code = bytes.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), transientDestructor) }
+        }
+        try database.check(code, sql: sql)
+    }
+
+    /// Binds an integer or NULL without building an `SQLValue`: the recorder's hot path.
+    @inline(__always)
+    func bind(_ value: Int64?, at index: Int32) {
+        if let value { sqlite3_bind_int64(handle, index, value) } else { sqlite3_bind_null(handle, index) }
+    }
+
+    /// Runs the statement to its next row. Returns `false` when it is done.
+    package func step() throws(TraceStoreError) -> Bool {
+        try database.check(sqlite3_step(handle), sql: sql) == SQLITE_ROW
+    }
+
+    /// Runs a statement that returns no rows, then resets it for reuse.
+    package func run() throws(TraceStoreError) {
+        _ = try step()
+        sqlite3_reset(handle)
+    }
+
+    package var columnCount: Int { Int(sqlite3_column_count(handle)) }
+    package func columnName(_ index: Int) -> String { String(cString: sqlite3_column_name(handle, Int32(index))) }
+    package func isNull(_ index: Int) -> Bool { sqlite3_column_type(handle, Int32(index)) == SQLITE_NULL }
+    package func int64(_ index: Int) -> Int64 { sqlite3_column_int64(handle, Int32(index)) }
+    package func optionalInt64(_ index: Int) -> Int64? { isNull(index) ? nil : int64(index) }
+    package func text(_ index: Int) -> String? {
+        guard let pointer = sqlite3_column_text(handle, Int32(index)) else { return nil }
+        return String(cString: pointer)
+    }
+
+    /// The column as a typed value.
+    package func value(_ index: Int) -> SQLValue {
+        let column = Int32(index)
+        switch sqlite3_column_type(handle, column) {
+        case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, column))
+        case SQLITE_FLOAT: return .real(sqlite3_column_double(handle, column))
+        case SQLITE_TEXT: return .text(text(index) ?? "")
+        case SQLITE_BLOB:
+            let count = Int(sqlite3_column_bytes(handle, column))
+            guard count > 0, let base = sqlite3_column_blob(handle, column) else { return .blob([]) }
+            return .blob(Array(UnsafeRawBufferPointer(start: base, count: count)))
+        default: return .null
+        }
+    }
+
+    /// Whether the statement only reads (SQLite's own judgement).
+    package var isReadOnly: Bool { sqlite3_stmt_readonly(handle) != 0 }
+}

@@ -1,0 +1,178 @@
+/// The trace file's schema: tables, views and the indexes built when a session closes.
+///
+/// Documented column by column in `docs/TRACE_FORMAT.md`; a change here is a
+/// change of ``version``.
+package enum TraceSchema {
+    /// The schema version this build writes and reads.
+    package static let version = 1
+    /// The value of `meta.format` that marks a NotifyBus trace.
+    package static let format = "notifybus-trace"
+    /// The version of the tool written into new traces.
+    package static let toolVersion = "0.1.0"
+
+    package static let tables = """
+        CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS sessions(
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL,
+            app TEXT NOT NULL,
+            started_at TEXT NOT NULL,
+            tool_version TEXT NOT NULL,
+            scenario TEXT,
+            ended_at TEXT,
+            last_seq INTEGER
+        );
+        CREATE TABLE IF NOT EXISTS strings(id INTEGER PRIMARY KEY, value TEXT NOT NULL UNIQUE);
+        CREATE TABLE IF NOT EXISTS payloads(id INTEGER PRIMARY KEY, json TEXT NOT NULL);
+        CREATE TABLE IF NOT EXISTS event_kinds(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+        CREATE TABLE IF NOT EXISTS events(
+            session INTEGER NOT NULL,
+            seq INTEGER NOT NULL,
+            time_ns INTEGER NOT NULL,
+            kind INTEGER NOT NULL,
+            message INTEGER,
+            owner INTEGER,
+            observer INTEGER,
+            post INTEGER,
+            parent INTEGER,
+            sender INTEGER,
+            detail INTEGER,
+            note INTEGER,
+            callsite INTEGER,
+            payload INTEGER,
+            PRIMARY KEY(session, seq)
+        ) WITHOUT ROWID;
+        """
+
+    package static var kindRows: String {
+        EventKind.allCases.map { "INSERT OR IGNORE INTO event_kinds(id, name) VALUES (\($0.rawValue), '\($0.name)');" }
+            .joined(separator: "\n")
+    }
+
+    package static let views = """
+        CREATE VIEW IF NOT EXISTS event_log AS
+            SELECT e.session, e.seq, e.time_ns, k.name AS kind, m.value AS message, e.owner, e.observer,
+                   e.post, e.parent, e.sender, d.value AS detail, n.value AS note, c.value AS callsite,
+                   p.json AS payload
+            FROM events e
+            JOIN event_kinds k ON k.id = e.kind
+            LEFT JOIN strings m ON m.id = e.message
+            LEFT JOIN strings d ON d.id = e.detail
+            LEFT JOIN strings n ON n.id = e.note
+            LEFT JOIN strings c ON c.id = e.callsite
+            LEFT JOIN payloads p ON p.id = e.payload;
+        CREATE VIEW IF NOT EXISTS owners AS
+            SELECT e.session, e.owner, t.value AS type, l.value AS label, e.seq AS registered_seq
+            FROM events e
+            LEFT JOIN strings t ON t.id = e.detail
+            LEFT JOIN strings l ON l.id = e.note
+            WHERE e.kind = 1;
+        CREATE VIEW IF NOT EXISTS observers AS
+            SELECT a.session, a.observer, m.value AS message, a.owner, o.label AS owner_label,
+                   o.type AS owner_type, a.sender, c.value AS callsite, a.seq AS added_seq,
+                   r.seq AS removed_seq, rr.value AS removal_reason
+            FROM events a
+            LEFT JOIN strings m ON m.id = a.message
+            LEFT JOIN strings c ON c.id = a.callsite
+            LEFT JOIN owners o ON o.session = a.session AND o.owner = a.owner
+            LEFT JOIN events r ON r.session = a.session AND r.kind = 3 AND r.observer = a.observer
+                AND r.seq = (SELECT min(x.seq) FROM events x
+                             WHERE x.session = a.session AND x.kind = 3 AND x.observer = a.observer AND x.seq > a.seq)
+            LEFT JOIN strings rr ON rr.id = r.detail
+            WHERE a.kind = 2;
+        CREATE VIEW IF NOT EXISTS posts AS
+            SELECT e.session, e.post, e.seq, m.value AS message, e.sender, e.parent, d.value AS origin,
+                   p.json AS payload
+            FROM events e
+            LEFT JOIN strings m ON m.id = e.message
+            LEFT JOIN strings d ON d.id = e.detail
+            LEFT JOIN payloads p ON p.id = e.payload
+            WHERE e.kind = 4;
+        CREATE VIEW IF NOT EXISTS deliveries AS
+            SELECT e.session, e.seq, e.post, e.observer, m.value AS message, a.owner, o.label AS owner_label,
+                   CASE e.kind WHEN 5 THEN 'delivered' ELSE 'skipped' END AS outcome
+            FROM events e
+            JOIN events a ON a.session = e.session AND a.kind = 2 AND a.observer = e.observer
+            LEFT JOIN strings m ON m.id = a.message
+            LEFT JOIN owners o ON o.session = a.session AND o.owner = a.owner
+            WHERE e.kind IN (5, 6);
+        CREATE VIEW IF NOT EXISTS lifecycle AS
+            SELECT e.session, e.seq, e.time_ns, e.owner, o.label AS owner_label, d.value AS phase, n.value AS note
+            FROM events e
+            LEFT JOIN owners o ON o.session = e.session AND o.owner = e.owner
+            LEFT JOIN strings d ON d.id = e.detail
+            LEFT JOIN strings n ON n.id = e.note
+            WHERE e.kind = 7;
+        """
+
+    /// Secondary indexes. Built when a session closes, never while recording:
+    /// they would slow the inserts by an order of magnitude.
+    package static let indexes = """
+        CREATE INDEX IF NOT EXISTS events_by_kind ON events(session, kind, seq);
+        CREATE INDEX IF NOT EXISTS events_by_observer ON events(session, observer, seq) WHERE observer IS NOT NULL;
+        CREATE INDEX IF NOT EXISTS events_by_post ON events(session, post) WHERE post IS NOT NULL;
+        CREATE INDEX IF NOT EXISTS events_by_owner ON events(session, owner, seq) WHERE owner IS NOT NULL;
+        """
+
+    /// Creates the schema in an empty database, or checks that an existing one is a trace this build can extend.
+    package static func prepare(_ db: Database) throws(TraceStoreError) {
+        let hasMeta = try db.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'") ?? 0
+        let objects = try db.scalar("SELECT count(*) FROM sqlite_master") ?? 0
+        if hasMeta == 0 && objects > 0 {
+            throw TraceStoreError(.foreignDatabase, "\(db.path): an SQLite database, but not a NotifyBus trace (no meta table)")
+        }
+        if hasMeta != 0 {
+            try validate(db)
+            return
+        }
+        try db.transaction { () throws(TraceStoreError) in
+            try db.execute(tables)
+            try db.execute(kindRows)
+            try db.execute(views)
+            try db.execute("""
+                INSERT INTO meta(key, value) VALUES ('format', '\(format)'), ('schema_version', '\(version)'),
+                    ('tool_version', '\(toolVersion)');
+                """)
+        }
+    }
+
+    /// Checks that `db` is a NotifyBus trace of a schema this build reads, with a
+    /// one-line error for each way it can fail.
+    @discardableResult
+    package static func validate(_ db: Database) throws(TraceStoreError) -> Int {
+        let hasMeta: Int64
+        do {
+            hasMeta = try db.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'") ?? 0
+        } catch {
+            if case .sqlite(let code) = error.kind, code == .notADatabase || code == .corrupt {
+                throw TraceStoreError(.notATrace, "\(db.path): not an SQLite database, or damaged (\(error.message))")
+            }
+            throw error
+        }
+        guard hasMeta != 0 else {
+            throw TraceStoreError(.foreignDatabase, "\(db.path): an SQLite database, but not a NotifyBus trace (no meta table)")
+        }
+        let statement = try db.prepare("SELECT key, value FROM meta WHERE key IN ('format', 'schema_version')")
+        var fields: [String: String] = [:]
+        while try statement.step() {
+            fields[statement.text(0) ?? ""] = statement.text(1)
+        }
+        guard fields["format"] == format else {
+            throw TraceStoreError(.foreignDatabase, "\(db.path): an SQLite database, but not a NotifyBus trace (meta.format is \(fields["format"].map { "'\($0)'" } ?? "missing"))")
+        }
+        guard let text = fields["schema_version"], let found = Int(text) else {
+            throw TraceStoreError(.unsupportedSchema(-1), "\(db.path): trace has no readable schema version")
+        }
+        guard found == version else {
+            let relation = found > version ? "newer than" : "older than"
+            throw TraceStoreError(.unsupportedSchema(found),
+                                  "\(db.path): trace schema version \(found) is \(relation) the version this tool reads (\(version)); use a matching tracectl")
+        }
+        for table in ["sessions", "events", "strings", "payloads"] {
+            guard try db.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?1", .text(table)) == 1 else {
+                throw TraceStoreError(.notATrace, "\(db.path): trace is missing its \(table) table")
+            }
+        }
+        return found
+    }
+}

@@ -1,0 +1,26 @@
+// Records a steady stream of events into the trace named by the first
+// argument, printing "committed N" after each flush, until it is killed.
+// Used by the crash-safety tests, which SIGKILL it mid-stream.
+import Foundation
+import NotifyBus
+import TraceStore
+
+let path = CommandLine.arguments[1]
+let recorder = try TraceRecorder(path: path, session: SessionInfo(name: "crash-child"), bufferCapacity: 4_096)
+let bus = Bus(sink: recorder)
+
+final class Screen: TraceLabeled {
+    let traceLabel = "Login"
+}
+let screen = Screen()
+let token = bus.observe(KeyboardWillShow.self, owner: screen) { _ in }
+var i = 0
+while true {
+    i += 1
+    bus.post(KeyboardWillShow(beginFrame: .zero, endFrame: Rect(x: 0, y: Double(i % 800), width: 390, height: 336),
+                              curve: .keyboard, duration: 0.25))
+    if i % 997 == 0 {
+        try recorder.flush()
+        FileHandle.standardOutput.write(Data("committed \(recorder.counts.committed)\n".utf8))
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import Testing
+@testable import TraceStore
+
+/// Kills a real recording process with SIGKILL and checks what it leaves.
+@Suite struct CrashSafetyTests {
+    /// Starts the child, waits until it has reported `flushes` flushes, kills it,
+    /// and returns the highest event count it reported as committed.
+    func recordAndKill(path: String, flushes: Int) throws -> UInt64 {
+        let child = Process()
+        child.executableURL = productsDirectory().appendingPathComponent("trace-crash-child")
+        child.arguments = [path]
+        let pipe = Pipe()
+        child.standardOutput = pipe
+        try child.run()
+        var reported: UInt64 = 0
+        var seen = 0
+        var buffer = Data()
+        let handle = pipe.fileHandleForReading
+        while seen < flushes {
+            let chunk = handle.availableData
+            if chunk.isEmpty { break }
+            buffer.append(chunk)
+            while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
+                buffer.removeSubrange(buffer.startIndex...newline)
+                if line.hasPrefix("committed "), let value = UInt64(line.dropFirst(10)) {
+                    reported = max(reported, value)
+                    seen += 1
+                }
+            }
+        }
+        kill(child.processIdentifier, SIGKILL)
+        child.waitUntilExit()
+        #expect(child.terminationReason == .uncaughtSignal)
+        #expect(child.terminationStatus == SIGKILL)
+        return reported
+    }
+
+    @Test(arguments: [1, 3, 8, 20])
+    func killedRecorderLeavesAValidTraceWithEverythingItFlushed(flushes: Int) throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("crash.trace")
+        let reported = try recordAndKill(path: path, flushes: flushes)
+        #expect(reported > 0)
+
+        let db = try Database(path: path, mode: .readOnly)
+        let check = try db.prepare("PRAGMA integrity_check")
+        #expect(try check.step())
+        #expect(check.text(0) == "ok")
+
+        let reader = try TraceReader(path: path)
+        let session = try #require(try reader.sessions().first)
+        #expect(!session.endedCleanly, "a killed session must read as not ended")
+        let maxSeq = try #require(try db.scalar("SELECT max(seq) FROM events WHERE session = ?1", .integer(session.id)))
+        let rows = try #require(try db.scalar("SELECT count(*) FROM events WHERE session = ?1", .integer(session.id)))
+        // Seq 0 is the session start: rows 0...max with no gap.
+        #expect(rows == maxSeq + 1)
+        #expect(UInt64(maxSeq) >= reported, "every event reported as flushed is in the file")
+        // Events read back and the fold works on the partial log.
+        let state = try reader.state(session: session.id)
+        #expect(state.liveObservers.count == 1)
+    }
+}
