@@ -1,0 +1,454 @@
+/// A headless model of a UIKit app that drives a ``Bus`` the way a real app does.
+///
+/// It keeps the window hierarchy (an optional main screen, a root of screens,
+/// navigation stacks and tabs, and a stack of modal presentations), calls each
+/// screen's lifecycle in UIKit's order, posts the activity, keyboard and
+/// orientation messages as stimuli, and records every step as a `lifecycle`
+/// event. Time moves only through the injected ``ManualClock``.
+///
+/// ```swift
+/// let app = AppModel(bus: bus)
+/// let home = Screen(name: "Home")
+/// try app.launch(root: .navigation([home]))
+/// try app.push(Screen(name: "Login", plugins: [KeyboardObserverPlugin()]))
+/// try app.showKeyboard()
+/// try app.pop()
+/// ```
+///
+/// Not thread safe: drive it from one thread, as UIKit's main thread.
+/// Operations that cannot apply (a pop with one screen on the stack) throw
+/// ``NotifyBusError`` and change nothing.
+public final class AppModel {
+    /// The bus the app posts on.
+    public let bus: Bus
+    /// The app's clock; also the bus's clock when the bus was made with `clock.traceClock`.
+    public let clock: ManualClock
+    public private(set) var state: ApplicationState = .notRunning
+    public private(set) var deviceOrientation: DeviceOrientation = .portrait
+    public private(set) var interfaceOrientation: InterfaceOrientation = .portrait
+    /// The keyboard's frame while it is shown.
+    public private(set) var keyboardFrame: Rect?
+    /// The screen's size in portrait, in points.
+    public var screenSize = (width: 390.0, height: 844.0)
+    /// The keyboard animation's length.
+    public var keyboardDuration = 0.25
+
+    let application = ApplicationObject()
+    private var main: Screen?
+    private var root: Node?
+    private var presentations: [Presentation] = []
+    private var retained: [Screen] = []
+    private var introduced: Set<ObjectIdentifier> = []
+    private var registrations: [Registration] = []
+
+    private struct Registration {
+        let ownerID: UInt64
+        let message: String
+        let token: ObservationToken
+    }
+
+    public init(bus: Bus, clock: ManualClock = ManualClock()) {
+        self.bus = bus
+        self.clock = clock
+    }
+
+    // MARK: Observers
+
+    /// Adds an observer owned by `screen`, kept registered until it is removed by
+    /// name, like `NotificationCenter.addObserver(_:selector:name:object:)`:
+    /// releasing the screen does not remove it.
+    @discardableResult
+    public func addObserver<M: BusMessage>(
+        _ type: M.Type, of screen: Screen, sender: AnyObject? = nil, file: String = #fileID, line: Int = #line,
+        _ handler: @escaping @Sendable (M) -> Void
+    ) -> ObservationToken {
+        let token = bus.observe(type, sender: sender, owner: screen, file: file, line: line, handler)
+        registrations.append(Registration(ownerID: bus.ownerID(of: screen), message: M.name, token: token))
+        return token
+    }
+
+    /// Removes the observers of the message called `name` that `screen` added,
+    /// like `NotificationCenter.removeObserver(_:name:object:)`. Removing when
+    /// nothing is registered is recorded as an unbalanced removal.
+    public func removeObservers(named name: String, of screen: Screen) {
+        bus.removeObservers(named: name, owner: screen)
+        let ownerID = bus.ownerID(of: screen)
+        registrations.removeAll { $0.ownerID == ownerID && $0.message == name }
+    }
+
+    // MARK: Launch
+
+    /// Builds the hierarchy, shows it, and becomes active.
+    ///
+    /// - Parameters:
+    ///   - root: The window's root.
+    ///   - main: A screen that contains everything and sits at the top of the
+    ///     responder chain (seed 002's `MainViewController`).
+    public func launch(root: RootNode, main: Screen? = nil) throws(NotifyBusError) {
+        guard state == .notRunning else { throw NotifyBusError("the app is already running") }
+        let node = try build(root)
+        record(.launch, on: application)
+        self.main = main
+        self.root = node
+        let all = (main.map { [$0] } ?? []) + node.screens
+        for screen in all { introduce(screen) }
+        for screen in all { record(.setRoot, on: screen, detail: main === screen ? "main" : nil) }
+        state = .inactive
+        forceOrientation(for: node.leaf)
+        transition(disappearing: [], appearing: visibleScreens)
+        state = .active
+        bus.post(DidBecomeActive(), sender: nil, origin: .stimulus)
+    }
+
+    private func build(_ root: RootNode) throws(NotifyBusError) -> Node {
+        switch root {
+        case .screen(let screen):
+            return .screen(screen)
+        case .navigation(let screens):
+            guard !screens.isEmpty else { throw NotifyBusError("a navigation stack needs a screen") }
+            return .navigation(NavigationController(screens: screens))
+        case .tabs(let tabs, let selected):
+            guard !tabs.isEmpty else { throw NotifyBusError("tabs need at least one tab") }
+            guard tabs.indices.contains(selected) else {
+                throw NotifyBusError("no tab \(selected): there are \(tabs.count)")
+            }
+            var nodes: [Node] = []
+            for tab in tabs {
+                if case .tabs = tab { throw NotifyBusError("tabs cannot hold tabs") }
+                nodes.append(try build(tab))
+            }
+            return .tabs(TabBarController(tabs: nodes, selected: selected))
+        }
+    }
+
+    // MARK: Navigation
+
+    /// Pushes onto the navigation stack of the top presented screen, or of the visible tab.
+    public func push(_ screen: Screen) throws(NotifyBusError) {
+        let navigation = try currentNavigation()
+        let covered = navigation.top
+        introduce(screen)
+        record(.push, on: screen, detail: "onto \(navigation.traceLabel)")
+        navigation.screens.append(screen)
+        forceOrientation(for: screen)
+        transition(disappearing: [covered], appearing: [screen])
+    }
+
+    /// Pops the top screen of the current navigation stack; it is released unless retained.
+    public func pop() throws(NotifyBusError) {
+        let navigation = try currentNavigation()
+        guard navigation.screens.count > 1 else { throw NotifyBusError("nothing to pop") }
+        let popped = navigation.screens.removeLast()
+        record(.pop, on: popped)
+        forceOrientation(for: navigation.top)
+        transition(disappearing: [popped], appearing: [navigation.top])
+        leave([popped])
+    }
+
+    /// Pops every screen above the current stack's first.
+    public func popToRoot() throws(NotifyBusError) {
+        let navigation = try currentNavigation()
+        guard navigation.screens.count > 1 else { throw NotifyBusError("nothing to pop") }
+        let removed = Array(navigation.screens.dropFirst())
+        navigation.screens = [navigation.screens[0]]
+        let top = removed[removed.count - 1]
+        record(.pop, on: top, detail: "to root")
+        forceOrientation(for: navigation.top)
+        transition(disappearing: [top], appearing: [navigation.top])
+        leave(removed.reversed())
+    }
+
+    /// Presents `screen` modally, in a navigation stack of its own.
+    ///
+    /// - Parameters:
+    ///   - style: A full-screen presentation makes the presenting screens disappear; a sheet does not.
+    ///   - duration: The transition's length (seed 001's `transitionDuration`); the clock advances by it.
+    public func present(_ screen: Screen, style: PresentationStyle = .fullScreen, duration: Double = 0) throws(NotifyBusError) {
+        guard root != nil else { throw NotifyBusError("the app is not launched") }
+        guard duration >= 0 else { throw NotifyBusError("a duration cannot be negative") }
+        let covered = style == .fullScreen ? visibleScreens : []
+        introduce(screen)
+        record(.present, on: screen, detail: style.rawValue + (duration > 0 ? " \(duration)s" : ""))
+        presentations.append(Presentation(navigation: NavigationController(screens: [screen]), style: style, duration: duration))
+        forceOrientation(for: screen)
+        transition(disappearing: covered, appearing: [screen], duration: duration)
+    }
+
+    /// Dismisses the top presentation and releases its screens.
+    public func dismiss() throws(NotifyBusError) {
+        guard let top = presentations.popLast() else { throw NotifyBusError("nothing presented to dismiss") }
+        let leaving = top.navigation.top
+        record(.dismiss, on: leaving)
+        let revealed = top.style == .fullScreen ? visibleScreens : []
+        if let leaf = revealed.last { forceOrientation(for: leaf) }
+        transition(disappearing: [leaving], appearing: revealed, duration: top.duration)
+        leave(top.navigation.screens.reversed())
+    }
+
+    /// Selects a tab of the root tab bar.
+    public func selectTab(_ index: Int) throws(NotifyBusError) {
+        guard case .tabs(let tabs)? = root else { throw NotifyBusError("the root has no tabs") }
+        guard tabs.tabs.indices.contains(index) else {
+            throw NotifyBusError("no tab \(index): there are \(tabs.tabs.count)")
+        }
+        guard presentations.isEmpty else { throw NotifyBusError("a presented screen covers the tabs; dismiss it first") }
+        guard index != tabs.selected else { return }
+        let old = tabs.tabs[tabs.selected].leaf
+        tabs.selected = index
+        let new = tabs.tabs[index].leaf
+        record(.selectTab, on: new, detail: "tab \(index)")
+        forceOrientation(for: new)
+        transition(disappearing: [old], appearing: [new])
+    }
+
+    // MARK: Application
+
+    /// The app leaves for the home screen: resign active, then enter the background.
+    public func enterBackground() throws(NotifyBusError) {
+        guard state != .background else { throw NotifyBusError("the app is already in the background") }
+        guard state == .active else { throw NotifyBusError("the app is not active") }
+        state = .inactive
+        bus.post(WillResignActive(), sender: nil, origin: .stimulus)
+        state = .background
+        bus.post(DidEnterBackground(), sender: nil, origin: .stimulus)
+    }
+
+    /// The app comes back: enter the foreground, then become active.
+    public func enterForeground() throws(NotifyBusError) {
+        guard state == .background else { throw NotifyBusError("the app is not in the background") }
+        state = .inactive
+        bus.post(WillEnterForeground(), sender: nil, origin: .stimulus)
+        state = .active
+        bus.post(DidBecomeActive(), sender: nil, origin: .stimulus)
+    }
+
+    /// Control centre pulled and released: resign active, then become active again.
+    public func interrupt() throws(NotifyBusError) {
+        guard state == .active else { throw NotifyBusError("the app is not active") }
+        state = .inactive
+        bus.post(WillResignActive(), sender: nil, origin: .stimulus)
+        state = .active
+        bus.post(DidBecomeActive(), sender: nil, origin: .stimulus)
+    }
+
+    /// Time passes.
+    public func wait(seconds: Double) throws(NotifyBusError) {
+        guard seconds >= 0 else { throw NotifyBusError("cannot wait a negative time") }
+        record(.wait, on: application, detail: "\(seconds)s")
+        clock.advance(bySeconds: seconds)
+    }
+
+    // MARK: Keyboard
+
+    private var screenBounds: (width: Double, height: Double) {
+        interfaceOrientation.isLandscape ? (screenSize.height, screenSize.width) : (screenSize.width, screenSize.height)
+    }
+
+    /// The keyboard appears: will change frame, will show, then (after the animation)
+    /// did change frame, did show.
+    public func showKeyboard(height: Double = 336) throws(NotifyBusError) {
+        guard height > 0 else { throw NotifyBusError("the keyboard needs a positive height") }
+        let bounds = screenBounds
+        let begin = keyboardFrame ?? Rect(x: 0, y: bounds.height, width: bounds.width, height: height)
+        let end = Rect(x: 0, y: bounds.height - height, width: bounds.width, height: height)
+        record(.keyboard, on: application, detail: "show \(height)")
+        postKeyboard(KeyboardWillChangeFrame.self, KeyboardWillShow.self, KeyboardDidChangeFrame.self,
+                     KeyboardDidShow.self, begin: begin, end: end)
+        keyboardFrame = end
+    }
+
+    /// The keyboard goes: will change frame, will hide, did change frame, did hide.
+    public func hideKeyboard() throws(NotifyBusError) {
+        guard let begin = keyboardFrame else { throw NotifyBusError("the keyboard is not shown") }
+        let bounds = screenBounds
+        let end = Rect(x: 0, y: bounds.height, width: bounds.width, height: begin.height)
+        record(.keyboard, on: application, detail: "hide")
+        postKeyboard(KeyboardWillChangeFrame.self, KeyboardWillHide.self, KeyboardDidChangeFrame.self,
+                     KeyboardDidHide.self, begin: begin, end: end)
+        keyboardFrame = nil
+    }
+
+    private func postKeyboard<A: KeyboardMessage, B: KeyboardMessage, C: KeyboardMessage, D: KeyboardMessage>(
+        _ a: A.Type, _ b: B.Type, _ c: C.Type, _ d: D.Type, begin: Rect, end: Rect
+    ) {
+        let duration = keyboardDuration
+        bus.post(A(beginFrame: begin, endFrame: end, curve: .keyboard, duration: duration), sender: nil, origin: .stimulus)
+        bus.post(B(beginFrame: begin, endFrame: end, curve: .keyboard, duration: duration), sender: nil, origin: .stimulus)
+        clock.advance(bySeconds: duration)
+        bus.post(C(beginFrame: begin, endFrame: end, curve: .keyboard, duration: duration), sender: nil, origin: .stimulus)
+        bus.post(D(beginFrame: begin, endFrame: end, curve: .keyboard, duration: duration), sender: nil, origin: .stimulus)
+    }
+
+    // MARK: Orientation
+
+    /// The device turns. The interface follows only where the visible screen supports it.
+    public func rotate(to device: DeviceOrientation) throws(NotifyBusError) {
+        guard root != nil else { throw NotifyBusError("the app is not launched") }
+        deviceOrientation = device
+        if let wanted = device.interfaceOrientation, topLeaf.effectiveOrientations.supports(wanted) {
+            interfaceOrientation = wanted
+        }
+        record(.rotate, on: application, detail: "device \(device) interface \(interfaceOrientation)")
+        bus.post(OrientationDidChange(device: device, interface: interfaceOrientation), sender: nil, origin: .stimulus)
+    }
+
+    /// Forces a rotation when `screen` does not support the current interface
+    /// orientation, and only then (seed 003).
+    private func forceOrientation(for screen: Screen) {
+        let mask = screen.effectiveOrientations
+        guard mask.misses(interfaceOrientation) else { return }
+        let fallback: [InterfaceOrientation] = [.portrait, .landscapeRight, .landscapeLeft, .portraitUpsideDown]
+        guard let target = mask.supports(screen.preferredOrientation)
+                ? screen.preferredOrientation : fallback.first(where: mask.supports) else { return }
+        interfaceOrientation = target
+        deviceOrientation = target.deviceOrientation
+        record(.rotate, on: application, detail: "forced interface \(target) for \(screen.name)")
+        bus.post(OrientationDidChange(device: deviceOrientation, interface: target), sender: nil, origin: .stimulus)
+    }
+
+    // MARK: Responder chain
+
+    /// Sends an action up the responder chain from `screen`: the screen, its
+    /// containers, the screens that presented it, the main screen, the application.
+    ///
+    /// - Returns: The screen that handled it, or `nil` when nobody did (recorded as such).
+    @discardableResult
+    public func sendAction(_ action: String, from screen: Screen) throws(NotifyBusError) -> Screen? {
+        guard let chain = responderChain(from: screen) else {
+            throw NotifyBusError("\(screen.name) is not in the hierarchy")
+        }
+        var tried: [UInt64] = []
+        var handler: Screen?
+        for responder in chain {
+            tried.append(bus.ownerID(of: responder))
+            if let candidate = responder as? Screen, candidate.handledActions.contains(action) {
+                handler = candidate
+                break
+            }
+        }
+        bus.record(.actionRouted(action: action, sender: bus.ownerID(of: screen), tried: tried,
+                                 handler: handler.map { bus.ownerID(of: $0) }))
+        return handler
+    }
+
+    private func responderChain(from screen: Screen) -> [AnyObject]? {
+        var chain: [AnyObject] = []
+        func tail() -> [AnyObject] { (main.map { [$0] } ?? []) + [application] }
+        for (index, presentation) in presentations.enumerated().reversed()
+        where presentation.navigation.screens.contains(where: { $0 === screen }) {
+            chain += [screen, presentation.navigation]
+            // A presented controller's next responder is the one that presented it.
+            let presenter = index == 0 ? root?.leaf : presentations[index - 1].navigation.top
+            if let presenter, let rest = responderChain(from: presenter) { return chain + rest }
+            return chain + tail()
+        }
+        if main === screen { return [screen, application] }
+        guard let root else { return nil }
+        switch root {
+        case .screen(let only) where only === screen:
+            return [screen] + tail()
+        case .navigation(let navigation) where navigation.screens.contains(where: { $0 === screen }):
+            return [screen, navigation] + tail()
+        case .tabs(let tabs):
+            for case .navigation(let navigation) in tabs.tabs where navigation.screens.contains(where: { $0 === screen }) {
+                return [screen, navigation, tabs] + tail()
+            }
+            for case .screen(let only) in tabs.tabs where only === screen {
+                return [screen, tabs] + tail()
+            }
+            return nil
+        default:
+            return nil
+        }
+    }
+
+    // MARK: Lookup
+
+    /// The screens on screen now, parents first: the main screen and the root's
+    /// visible leaf, unless covered, then each presented screen.
+    public var visibleScreens: [Screen] {
+        guard let root else { return [] }
+        var layers: [[Screen]] = [(main.map { [$0] } ?? []) + [root.leaf]]
+        layers += presentations.map { [$0.navigation.top] }
+        var visible: [Screen] = []
+        for (index, layer) in layers.enumerated().reversed() {
+            visible = layer + visible
+            if index > 0, presentations[index - 1].style == .fullScreen { break }
+        }
+        return visible
+    }
+
+    /// The screen the user interacts with: the top presented one, or the root's visible leaf.
+    public var topLeaf: Screen {
+        presentations.last?.navigation.top ?? root?.leaf ?? main ?? Screen(name: "none")
+    }
+
+    /// The live screen called `name` that is in the hierarchy, the most recent one first.
+    public func screen(named name: String) -> Screen? {
+        var all: [Screen] = (main.map { [$0] } ?? []) + (root?.screens ?? [])
+        all += presentations.flatMap(\.navigation.screens)
+        return all.last { $0.name == name }
+    }
+
+    private func currentNavigation() throws(NotifyBusError) -> NavigationController {
+        if let top = presentations.last { return top.navigation }
+        switch root {
+        case .navigation(let navigation)?: return navigation
+        case .tabs(let tabs)?:
+            if case .navigation(let navigation) = tabs.tabs[tabs.selected] { return navigation }
+            throw NotifyBusError("the selected tab has no navigation stack")
+        case .screen?: throw NotifyBusError("the root has no navigation stack")
+        case nil: throw NotifyBusError("the app is not launched")
+        }
+    }
+
+    // MARK: Callbacks
+
+    private func record(_ phase: LifecyclePhase, on object: AnyObject, detail: String? = nil) {
+        bus.record(.lifecycle(owner: bus.ownerID(of: object), phase: phase, detail: detail))
+    }
+
+    /// Calls a screen's plugins at `moment`, recording callback moments first
+    /// (`deinit` is recorded by ``leave(_:)`` after the plugins ran).
+    func deliver(_ moment: ScreenMoment, to screen: Screen) {
+        if let phase = moment.phase, phase != .deinit { record(phase, on: screen) }
+        switch moment {
+        case .viewDidLoad: screen.isViewLoaded = true
+        case .viewWillAppear: screen.isVisible = true
+        case .viewDidDisappear: screen.isVisible = false
+        default: break
+        }
+        for plugin in screen.plugins { plugin.screen(screen, reached: moment, in: self) }
+    }
+
+    private func introduce(_ screen: Screen) {
+        guard introduced.insert(ObjectIdentifier(screen)).inserted else { return }
+        deliver(.`init`, to: screen)
+    }
+
+    /// UIKit's appearance order: load what appears, will-disappear, will-appear,
+    /// (the animation), did-disappear, did-appear.
+    private func transition(disappearing: [Screen], appearing: [Screen], duration: Double = 0) {
+        for screen in appearing where !screen.isViewLoaded { deliver(.viewDidLoad, to: screen) }
+        for screen in disappearing { deliver(.viewWillDisappear, to: screen) }
+        for screen in appearing { deliver(.viewWillAppear, to: screen) }
+        if duration > 0 { clock.advance(bySeconds: duration) }
+        for screen in disappearing { deliver(.viewDidDisappear, to: screen) }
+        for screen in appearing { deliver(.viewDidAppear, to: screen) }
+    }
+
+    /// Screens leave the hierarchy for good: each is released unless retained.
+    private func leave(_ screens: [Screen]) {
+        for screen in screens {
+            record(.removedFromHierarchy, on: screen)
+            if screen.retainedAfterPop {
+                retained.append(screen)
+                continue
+            }
+            deliver(.`deinit`, to: screen)
+            record(.`deinit`, on: screen)
+            introduced.remove(ObjectIdentifier(screen))
+        }
+    }
+}
+

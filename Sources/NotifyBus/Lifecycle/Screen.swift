@@ -1,0 +1,93 @@
+/// A moment in a screen's life that plugins and scenario observers hook on:
+/// its own callbacks (seed 001's order) and the activity messages delivered to it.
+public enum ScreenMoment: String, Sendable, CaseIterable, Codable {
+    case `init`
+    case viewDidLoad
+    case viewWillAppear
+    case viewDidAppear
+    case viewWillDisappear
+    case viewDidDisappear
+    case `deinit`
+    case willResignActive
+    case didBecomeActive
+    case didEnterBackground
+    case willEnterForeground
+
+    /// The lifecycle phase of a callback moment; `nil` for activity moments.
+    public var phase: LifecyclePhase? { LifecyclePhase(rawValue: rawValue) }
+}
+
+/// Adds behaviour to a screen without subclassing (seed 004's "Pluginable").
+///
+/// A screen calls each of its plugins, in order, at every ``ScreenMoment``.
+///
+/// ```swift
+/// final class AnalyticsPlugin: ScreenPlugin {
+///     func screen(_ screen: Screen, reached moment: ScreenMoment, in app: AppModel) {
+///         if moment == .viewDidAppear { app.bus.post(ScreenShown(name: screen.name)) }
+///     }
+/// }
+/// ```
+public protocol ScreenPlugin: AnyObject {
+    /// Called when `screen` reaches `moment`.
+    func screen(_ screen: Screen, reached moment: ScreenMoment, in app: AppModel)
+}
+
+/// A view controller of the headless UIKit model.
+///
+/// Screens are created by the app (each push or present makes a new one, as
+/// UIKit instantiates a new controller), receive their callbacks in UIKit's
+/// order from ``AppModel``, and are released when they leave the hierarchy
+/// unless ``retainedAfterPop`` says something keeps them alive.
+public final class Screen: TraceLabeled {
+    /// The screen's name: its label in traces.
+    public let name: String
+    /// The orientations the screen supports.
+    public var supportedOrientations: InterfaceOrientationMask
+    /// The orientation forced when the screen appears in one it does not support.
+    public var preferredOrientation: InterfaceOrientation
+    /// Actions this screen handles when they travel up the responder chain.
+    public var handledActions: Set<String>
+    /// Models a handler that captures the screen strongly: it is never released.
+    public var retainedAfterPop: Bool
+    /// The plugins, called in this order.
+    public private(set) var plugins: [any ScreenPlugin]
+
+    /// Whether `viewDidLoad` ran.
+    public internal(set) var isViewLoaded = false
+    /// Between `viewWillAppear` and `viewDidDisappear`.
+    public internal(set) var isVisible = false
+
+    public var traceLabel: String { name }
+
+    public init(name: String, supportedOrientations: InterfaceOrientationMask = .allButUpsideDown,
+                preferredOrientation: InterfaceOrientation = .portrait, handledActions: Set<String> = [],
+                retainedAfterPop: Bool = false, plugins: [any ScreenPlugin] = []) {
+        self.name = name
+        self.supportedOrientations = supportedOrientations
+        self.preferredOrientation = preferredOrientation
+        self.handledActions = handledActions
+        self.retainedAfterPop = retainedAfterPop
+        self.plugins = plugins
+    }
+
+    /// Adds a plugin after the others.
+    public func add(_ plugin: any ScreenPlugin) {
+        plugins.append(plugin)
+    }
+
+    /// The orientations the screen accepts now: an ``OrientationLockPlugin`` narrows them.
+    public var effectiveOrientations: InterfaceOrientationMask {
+        for case let lock as OrientationLockPlugin in plugins { return lock.mask(for: self) }
+        return supportedOrientations
+    }
+}
+
+/// A weak reference that may cross into `@Sendable` handlers.
+struct ModelRef<T: AnyObject>: @unchecked Sendable {
+    // @unchecked: the lifecycle model is single-threaded; the bus calls the
+    // handlers holding this synchronously on the thread that posts, which is
+    // the model's own thread.
+    weak var object: T?
+    init(_ object: T) { self.object = object }
+}

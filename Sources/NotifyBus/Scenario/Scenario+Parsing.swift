@@ -1,0 +1,297 @@
+public import Foundation
+
+extension Scenario {
+    /// The message names a scenario may observe.
+    public static var messageNames: [String] { MessageCatalog.all.map { $0.name } }
+
+    /// Reads a scenario file.
+    ///
+    /// - Throws: ``NotifyBusError`` naming the path of the first mistake:
+    ///   invalid JSON, a missing or unknown key, an unknown screen, message,
+    ///   moment, plugin or orientation, a value of the wrong type.
+    public static func parse(_ data: Data) throws(NotifyBusError) -> Scenario {
+        let json: Any
+        do {
+            json = try JSONSerialization.jsonObject(with: data)
+        } catch {
+            let reason = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"
+            throw NotifyBusError("invalid JSON: \(reason)")
+        }
+        var parser = ScenarioParser()
+        return try parser.scenario(json)
+    }
+}
+
+/// Walks the JSON value, keeping the path of what it reads.
+private struct ScenarioParser {
+    private var screenNames: Set<String> = []
+
+    mutating func scenario(_ json: Any) throws(NotifyBusError) -> Scenario {
+        let top = try object(json, "", keys: ["name", "screens", "root", "steps"], optional: [])
+        let name = try string(top["name"], "name")
+        guard !name.isEmpty else { throw NotifyBusError("must not be empty", path: "name") }
+        let screensObject = try object(top["screens"], "screens", keys: [], optional: nil)
+        guard !screensObject.isEmpty else { throw NotifyBusError("a scenario needs at least one screen", path: "screens") }
+        screenNames = Set(screensObject.keys)
+        var screens: [String: ScreenSpec] = [:]
+        for key in screensObject.keys.sorted() {
+            screens[key] = try screen(screensObject[key], "screens.\(key)")
+        }
+        let rootObject = try object(top["root"], "root", keys: [], optional: ["screen", "navigation", "tabs", "selected", "main"])
+        let main = try rootObject["main"].map { (value: Any) throws(NotifyBusError) -> String in try screenName(value, "root.main") }
+        let root = try rootSpec(rootObject, "root", allowTabs: true)
+        if let main, Self.names(in: root).contains(main) {
+            throw NotifyBusError("\(main) is the main screen and cannot also be in the root", path: "root.main")
+        }
+        let stepList = try array(top["steps"], "steps")
+        var steps: [Step] = []
+        for (index, value) in stepList.enumerated() {
+            steps.append(try step(value, "steps[\(index)]"))
+        }
+        return Scenario(name: name, screens: screens, root: root, main: main, steps: steps)
+    }
+
+    private static func names(in root: RootSpec) -> [String] {
+        switch root {
+        case .screen(let name), .navigation(let name): [name]
+        case .tabs(let tabs, _): tabs.flatMap(names)
+        }
+    }
+
+    private func screen(_ value: Any?, _ path: String) throws(NotifyBusError) -> ScreenSpec {
+        let fields = try object(value, path, keys: ["observers"],
+                                optional: ["supportedOrientations", "preferredOrientation", "retainedAfterPop", "handles", "plugins"])
+        var spec = ScreenSpec()
+        for (index, item) in try array(fields["observers"], "\(path).observers").enumerated() {
+            spec.observers.append(try observer(item, "\(path).observers[\(index)]"))
+        }
+        if let value = fields["supportedOrientations"] {
+            spec.supportedOrientations = try choice(value, "\(path).supportedOrientations", [
+                "portrait": InterfaceOrientationMask.portrait, "landscape": .landscape, "landscapeLeft": .landscapeLeft,
+                "landscapeRight": .landscapeRight, "allButUpsideDown": .allButUpsideDown, "all": .all,
+            ], what: "orientation mask")
+        }
+        if let value = fields["preferredOrientation"] {
+            spec.preferredOrientation = try choice(value, "\(path).preferredOrientation", [
+                "portrait": InterfaceOrientation.portrait, "landscapeLeft": .landscapeLeft, "landscapeRight": .landscapeRight,
+            ], what: "orientation")
+        }
+        if spec.supportedOrientations.misses(spec.preferredOrientation) {
+            throw NotifyBusError("\(spec.preferredOrientation) is not among the supported orientations",
+                                 path: "\(path).preferredOrientation")
+        }
+        if let value = fields["retainedAfterPop"] {
+            guard Self.isBoolean(value), let flag = value as? Bool else {
+                throw NotifyBusError("expected true or false", path: "\(path).retainedAfterPop")
+            }
+            spec.retainedAfterPop = flag
+        }
+        if let value = fields["handles"] {
+            for (index, item) in try array(value, "\(path).handles").enumerated() {
+                spec.handles.append(try string(item, "\(path).handles[\(index)]"))
+            }
+        }
+        if let value = fields["plugins"] {
+            for (index, item) in try array(value, "\(path).plugins").enumerated() {
+                let itemPath = "\(path).plugins[\(index)]"
+                let plugin = try choice(item, itemPath, Dictionary(uniqueKeysWithValues: StockPlugin.allCases.map { ($0.rawValue, $0) }), what: "plugin")
+                guard !spec.plugins.contains(plugin) else { throw NotifyBusError("\(plugin.rawValue) is listed twice", path: itemPath) }
+                spec.plugins.append(plugin)
+            }
+        }
+        return spec
+    }
+
+    private func observer(_ value: Any?, _ path: String) throws(NotifyBusError) -> ObserverSpec {
+        let fields = try object(value, path, keys: ["message", "addOn", "removeOn"], optional: ["sender"])
+        let message = try string(fields["message"], "\(path).message")
+        guard Scenario.messageNames.contains(message) else {
+            throw NotifyBusError("unknown message '\(message)' (expected one of \(Scenario.messageNames.joined(separator: ", ")))",
+                                 path: "\(path).message")
+        }
+        let moments = Dictionary(uniqueKeysWithValues: ScreenMoment.allCases.map { ($0.rawValue, $0) })
+        let addOn = try choice(fields["addOn"], "\(path).addOn", moments, order: ScreenMoment.allCases.map(\.rawValue), what: "moment")
+        var removeMoments: [String: ScreenMoment?] = moments.mapValues { $0 }
+        removeMoments["never"] = .some(nil)
+        let removeOn = try choice(fields["removeOn"], "\(path).removeOn", removeMoments,
+                                  order: ScreenMoment.allCases.map(\.rawValue) + ["never"], what: "moment")
+        if removeOn == addOn {
+            throw NotifyBusError("the observer would be removed at the moment it is added (\(addOn.rawValue))", path: "\(path).removeOn")
+        }
+        let sender = try fields["sender"].map { (value: Any) throws(NotifyBusError) -> String in try screenName(value, "\(path).sender") }
+        return ObserverSpec(message: message, addOn: addOn, removeOn: removeOn, sender: sender)
+    }
+
+    private func rootSpec(_ fields: [String: Any], _ path: String, allowTabs: Bool) throws(NotifyBusError) -> RootSpec {
+        let kinds = ["screen", "navigation", "tabs"].filter { fields[$0] != nil }
+        guard kinds.count == 1 else {
+            throw NotifyBusError(kinds.isEmpty ? "expected one of screen, navigation, tabs"
+                                               : "expected only one of \(kinds.joined(separator: ", "))", path: path)
+        }
+        switch kinds[0] {
+        case "screen":
+            if fields["selected"] != nil { throw NotifyBusError("unknown key (selected goes with tabs)", path: "\(path).selected") }
+            return .screen(try screenName(fields["screen"], "\(path).screen"))
+        case "navigation":
+            if fields["selected"] != nil { throw NotifyBusError("unknown key (selected goes with tabs)", path: "\(path).selected") }
+            return .navigation(try screenName(fields["navigation"], "\(path).navigation"))
+        default:
+            guard allowTabs else { throw NotifyBusError("a tab holds a screen or a navigation stack, not tabs", path: "\(path).tabs") }
+            let list = try array(fields["tabs"], "\(path).tabs")
+            guard !list.isEmpty else { throw NotifyBusError("tabs need at least one tab", path: "\(path).tabs") }
+            var tabs: [RootSpec] = []
+            for (index, item) in list.enumerated() {
+                let tabPath = "\(path).tabs[\(index)]"
+                tabs.append(try rootSpec(try object(item, tabPath, keys: [], optional: ["screen", "navigation"]), tabPath, allowTabs: false))
+            }
+            let selected = try fields["selected"].map { (value: Any) throws(NotifyBusError) -> Int in try integer(value, "\(path).selected") } ?? 0
+            guard tabs.indices.contains(selected) else {
+                throw NotifyBusError("no tab \(selected): there are \(tabs.count)", path: "\(path).selected")
+            }
+            return .tabs(tabs, selected: selected)
+        }
+    }
+
+    private func step(_ value: Any?, _ path: String) throws(NotifyBusError) -> Step {
+        guard let fields = value as? [String: Any] else { throw NotifyBusError("expected an object with one step", path: path) }
+        let stepKeys = ["push", "pop", "popToRoot", "present", "dismiss", "selectTab", "keyboard", "background",
+                        "foreground", "interrupt", "rotate", "action", "wait"]
+        let found = stepKeys.filter { fields[$0] != nil }
+        guard found.count == 1 else {
+            if found.isEmpty {
+                let unknown = fields.keys.sorted().first.map { "unknown step '\($0)'" } ?? "empty step"
+                throw NotifyBusError("\(unknown) (expected one of \(stepKeys.joined(separator: ", ")))", path: path)
+            }
+            throw NotifyBusError("one step per entry, found \(found.joined(separator: " and "))", path: path)
+        }
+        let key = found[0]
+        let extras: [String: Set<String>] = ["present": ["style", "duration"], "keyboard": ["height"], "action": ["from"]]
+        for other in fields.keys where other != key && !(extras[key]?.contains(other) ?? false) {
+            throw NotifyBusError("unknown key for a \(key) step", path: "\(path).\(other)")
+        }
+        let argument = fields[key]
+        let here = "\(path).\(key)"
+        switch key {
+        case "push":
+            return .push(try screenName(argument, here))
+        case "present":
+            let style = try fields["style"].map { (value: Any) throws(NotifyBusError) -> PresentationStyle in
+                try choice(value, "\(path).style", Dictionary(uniqueKeysWithValues: PresentationStyle.allCases.map { ($0.rawValue, $0) }), what: "presentation style")
+            } ?? .fullScreen
+            let duration = try fields["duration"].map { (value: Any) throws(NotifyBusError) -> Double in try seconds(value, "\(path).duration") } ?? 0
+            return .present(try screenName(argument, here), style: style, duration: duration)
+        case "selectTab":
+            return .selectTab(try integer(argument, here))
+        case "keyboard":
+            let action = try choice(argument, here, ["show": true, "hide": false], what: "keyboard action")
+            if action {
+                let height = try fields["height"].map { (value: Any) throws(NotifyBusError) -> Double in try seconds(value, "\(path).height") } ?? 336
+                guard height > 0 else { throw NotifyBusError("must be positive", path: "\(path).height") }
+                return .showKeyboard(height: height)
+            }
+            if fields["height"] != nil { throw NotifyBusError("height goes with show", path: "\(path).height") }
+            return .hideKeyboard
+        case "rotate":
+            return .rotate(try choice(argument, here, [
+                "portrait": DeviceOrientation.portrait, "landscapeLeft": .landscapeLeft,
+                "landscapeRight": .landscapeRight, "portraitUpsideDown": .portraitUpsideDown,
+            ], what: "device orientation"))
+        case "action":
+            let name = try string(argument, here)
+            guard fields["from"] != nil else { throw NotifyBusError("an action needs from: the screen that sends it", path: "\(path).from") }
+            return .action(name, from: try screenName(fields["from"], "\(path).from"))
+        case "wait":
+            return .wait(try seconds(argument, here))
+        default:
+            _ = try object(argument, here, keys: [], optional: [])
+            switch key {
+            case "pop": return .pop
+            case "popToRoot": return .popToRoot
+            case "dismiss": return .dismiss
+            case "background": return .background
+            case "foreground": return .foreground
+            default: return .interrupt
+            }
+        }
+    }
+
+    // MARK: Values
+
+    /// An object with exactly `keys` and any of `optional` (`nil`: any keys at all).
+    private func object(_ value: Any?, _ path: String, keys: Set<String>, optional: Set<String>?) throws(NotifyBusError) -> [String: Any] {
+        let location: String? = path.isEmpty ? nil : path
+        guard let value else { throw NotifyBusError("missing", path: location) }
+        guard let fields = value as? [String: Any] else { throw NotifyBusError("expected an object", path: location) }
+        for key in keys.sorted() where fields[key] == nil {
+            throw NotifyBusError("missing", path: path.isEmpty ? key : "\(path).\(key)")
+        }
+        if let optional {
+            for key in fields.keys.sorted() where !keys.contains(key) && !optional.contains(key) {
+                let allowed = (keys.union(optional)).sorted()
+                throw NotifyBusError(allowed.isEmpty ? "unknown key (expected {})" : "unknown key (expected \(allowed.joined(separator: ", ")))",
+                                     path: path.isEmpty ? key : "\(path).\(key)")
+            }
+        }
+        return fields
+    }
+
+    private func array(_ value: Any?, _ path: String) throws(NotifyBusError) -> [Any] {
+        guard let value else { throw NotifyBusError("missing", path: path) }
+        guard let list = value as? [Any] else { throw NotifyBusError("expected a list", path: path) }
+        return list
+    }
+
+    private func string(_ value: Any?, _ path: String) throws(NotifyBusError) -> String {
+        guard let value else { throw NotifyBusError("missing", path: path) }
+        guard let text = value as? String else { throw NotifyBusError("expected a string", path: path) }
+        return text
+    }
+
+    private func screenName(_ value: Any?, _ path: String) throws(NotifyBusError) -> String {
+        let name = try string(value, path)
+        guard screenNames.contains(name) else {
+            throw NotifyBusError("unknown screen '\(name)' (screens: \(screenNames.sorted().joined(separator: ", ")))", path: path)
+        }
+        return name
+    }
+
+    private func number(_ value: Any?, _ path: String) throws(NotifyBusError) -> Double {
+        guard let value else { throw NotifyBusError("missing", path: path) }
+        if Self.isBoolean(value) { throw NotifyBusError("expected a number", path: path) }
+        switch value {
+        case let number as Int: return Double(number)
+        case let number as Double: return number
+        case let number as NSNumber: return number.doubleValue
+        default: throw NotifyBusError("expected a number", path: path)
+        }
+    }
+
+    /// JSON `true`/`false`: on Linux JSONSerialization gives an `NSNumber` for
+    /// both numbers and booleans, and `0 is Bool` holds, so ask for its C type.
+    private static func isBoolean(_ value: Any) -> Bool {
+        guard let number = value as? NSNumber else { return value is Bool }
+        return String(cString: number.objCType) == "c"
+    }
+
+    private func integer(_ value: Any?, _ path: String) throws(NotifyBusError) -> Int {
+        let value = try number(value, path)
+        guard value.rounded() == value, abs(value) < 1e9 else { throw NotifyBusError("expected a whole number", path: path) }
+        return Int(value)
+    }
+
+    private func seconds(_ value: Any?, _ path: String) throws(NotifyBusError) -> Double {
+        let value = try number(value, path)
+        guard value >= 0, value.isFinite else { throw NotifyBusError("must not be negative", path: path) }
+        return value
+    }
+
+    private func choice<T>(_ value: Any?, _ path: String, _ options: [String: T], order: [String]? = nil,
+                           what: String) throws(NotifyBusError) -> T {
+        let name = try string(value, path)
+        guard let result = options[name] else {
+            let names = order ?? options.keys.sorted()
+            throw NotifyBusError("unknown \(what) '\(name)' (expected one of \(names.joined(separator: ", ")))", path: path)
+        }
+        return result
+    }
+}

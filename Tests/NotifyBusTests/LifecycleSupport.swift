@@ -1,0 +1,55 @@
+import NotifyBus
+
+/// A recorded app: a bus with a memory sink and a manual clock, and a readable log.
+final class Harness {
+    let sink = MemoryTraceSink()
+    let clock = ManualClock()
+    let bus: Bus
+    let app: AppModel
+    private var mark = 0
+
+    init() {
+        bus = Bus(sink: sink, clock: clock.traceClock)
+        app = AppModel(bus: bus, clock: clock)
+    }
+
+    /// The events since the last call, as short lines: "Home viewWillAppear",
+    /// "post keyboardWillShow", "deliver keyboardWillShow -> Login".
+    func take(lifecycleOnly: Bool = false) -> [String] {
+        let events = sink.events
+        var labels: [UInt64: String] = [:]
+        var messages: [UInt64: String] = [:]
+        var observerOwner: [UInt64: UInt64] = [:]
+        var lines: [String] = []
+        for (index, event) in events.enumerated() {
+            var line: String?
+            switch event.kind {
+            case .ownerRegistered(let owner, _, let label): labels[owner] = label
+            case .observerAdded(let observer, let message, let owner, _, _):
+                observerOwner[observer] = owner
+                line = "add \(message ?? "*") \(owner.flatMap { labels[$0] } ?? "-")"
+            case .observerRemoved(let observer, let message, let owner, let reason):
+                let who = owner.flatMap { labels[$0] } ?? observer.flatMap { observerOwner[$0] }.flatMap { labels[$0] } ?? "-"
+                line = "remove \(message ?? "?") \(who)\(observer == nil ? " (nothing registered)" : "")\(reason == .explicit ? "" : " \(reason.rawValue)")"
+            case .posted(let post, let message, _, _, _):
+                messages[post] = type(of: message).name
+                line = "post \(type(of: message).name)"
+            case .delivered(let post, let observer):
+                line = "deliver \(messages[post] ?? "?") -> \(observerOwner[observer].flatMap { labels[$0] } ?? "?")"
+            case .skipped(let post, let observer):
+                line = "skip \(messages[post] ?? "?") -> #\(observerOwner[observer].map(String.init) ?? "?")"
+            case .lifecycle(let owner, let phase, let detail):
+                line = "\(labels[owner] ?? "?") \(phase.rawValue)\(detail.map { " " + $0 } ?? "")"
+            case .actionRouted(let action, _, let tried, let handler):
+                line = "action \(action) tried \(tried.map { labels[$0] ?? "?" }.joined(separator: ",")) -> \(handler.flatMap { labels[$0] } ?? "nobody")"
+            case .bridgeRejected(let name, _):
+                line = "rejected \(name)"
+            }
+            guard index >= mark, let line else { continue }
+            if lifecycleOnly, case .lifecycle = event.kind {} else if lifecycleOnly { continue }
+            lines.append(line)
+        }
+        mark = events.count
+        return lines
+    }
+}
