@@ -281,8 +281,9 @@ public final class Bus: Sendable {
         state.nextOwnerID += 1
         state.addOwner(OwnerRecord(id: id, ref: WeakObject(object: object)), key: key)
         if let recording {
-            let typeName = String(describing: type(of: object))
-            let label = (object as? any TraceLabeled)?.traceLabel ?? typeName
+            let labeled = object as? any TraceLabeled
+            let typeName = labeled?.traceTypeName ?? String(describing: type(of: object))
+            let label = labeled?.traceLabel ?? typeName
             recording.emit(.ownerRegistered(owner: id, typeName: typeName, label: label))
         }
         return id
@@ -293,6 +294,13 @@ public final class Bus: Sendable {
 public protocol TraceLabeled: AnyObject {
     /// The label recorded when the object is first seen by a bus.
     var traceLabel: String { get }
+    /// The type recorded with the label; leak fingerprints group by it.
+    /// Defaults to the object's Swift type.
+    var traceTypeName: String { get }
+}
+
+extension TraceLabeled {
+    public var traceTypeName: String { String(describing: type(of: self)) }
 }
 
 // MARK: - Internals

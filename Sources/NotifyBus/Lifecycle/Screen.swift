@@ -59,6 +59,9 @@ public final class Screen: TraceLabeled {
     public internal(set) var isVisible = false
 
     public var traceLabel: String { name }
+    /// Each scenario screen stands for a view controller class of its own,
+    /// so its type in traces is `<name>ViewController`.
+    public var traceTypeName: String { name + "ViewController" }
 
     public init(name: String, supportedOrientations: InterfaceOrientationMask = .allButUpsideDown,
                 preferredOrientation: InterfaceOrientation = .portrait, handledActions: Set<String> = [],

@@ -1,0 +1,63 @@
+/// The leak rules, each with a stable id used in reports, baselines and `--rule`.
+public enum LeakRule: String, Sendable, CaseIterable, Codable {
+    /// The owner left the hierarchy for good or was released, and the observer was still registered afterwards.
+    case observerOutlivesOwner = "observer-outlives-owner"
+    /// A delivery (or skip) reached an observer after its owner left the hierarchy or was released.
+    case deliveryAfterOwnerGone = "delivery-after-owner-gone"
+    /// A keyboard or orientation message reached a screen in the hierarchy but not on screen.
+    case deliveryWhileOffscreen = "delivery-while-offscreen"
+    /// The same owner registered the same message, sender filter and call site again while the first was live.
+    case duplicateRegistration = "duplicate-registration"
+    /// A removal found no such observer registered.
+    case unbalancedRemoval = "unbalanced-removal"
+}
+
+/// One delivery that a finding is about.
+public struct FindingDelivery: Sendable, Hashable, Codable {
+    public var seq: UInt64
+    public var post: UInt64
+    public var message: String?
+    /// `delivered`, or `skipped` when the bus found the owner deallocated.
+    public var outcome: String
+}
+
+/// One finding of the leak analysis.
+public struct LeakFinding: Sendable, Hashable {
+    public var rule: LeakRule
+    /// Groups the same bug across traces: a hash of rule, message, owner type and call site.
+    public var fingerprint: String
+    /// The observed message; `nil` for an observation of every message.
+    public var message: String?
+    public var observer: UInt64?
+    /// The owner's label (the screen's name in recorded scenarios).
+    public var owner: String?
+    public var ownerType: String?
+    /// Where the observer was added.
+    public var callSite: String
+    /// When the observer was added.
+    public var addedAt: UInt64?
+    /// When the owner left the hierarchy or was released.
+    public var ownerGoneAt: UInt64?
+    /// For `observer-outlives-owner`: whether the owner was released (`false`: still alive, retained).
+    public var ownerReleased: Bool?
+    /// Where the analysis saw the problem.
+    public var seq: UInt64
+    /// The deliveries the finding is about (the first few; ``deliveryCount`` counts them all).
+    public var deliveriesAfter: [FindingDelivery]
+    public var deliveryCount: Int
+
+    /// How many deliveries a finding lists before it only counts.
+    public static let listedDeliveries = 20
+
+    /// The fingerprint of a rule, message, owner type and call site: FNV-1a, 64 bits, hex.
+    ///
+    /// Stable across runs and machines, unlike Swift's seeded `Hasher`.
+    public static func fingerprint(rule: LeakRule, message: String?, ownerType: String?, callSite: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in [rule.rawValue, message ?? "*", ownerType ?? "-", callSite].joined(separator: "\u{1F}").utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01B3
+        }
+        return String(hash, radix: 16).leftPadded(16)
+    }
+}

@@ -1,0 +1,66 @@
+public import Foundation
+import NotifyBus
+
+/// Records a scenario file into a trace.
+///
+/// The trace is written to a temporary file beside the destination and moved
+/// into place only when the whole scenario ran and the session closed, so a
+/// failed run never leaves a file that looks like a complete trace.
+public enum ScenarioRecording {
+    /// What a recording produced.
+    public struct Summary: Sendable {
+        public var path: String
+        public var sessionID: Int64
+        public var scenarioName: String
+        public var events: UInt64
+    }
+
+    /// The app name stored with sessions recorded from scenarios.
+    public static let appName = "NotifyBus lifecycle model"
+
+    /// Parses `data` as a scenario, runs it through the lifecycle model and
+    /// records the session into `path`, replacing any file there.
+    ///
+    /// - Parameters:
+    ///   - data: The scenario file's contents, also stored in the session for replay.
+    ///   - file: The scenario's file name, used in observer call sites.
+    ///   - path: The trace to write.
+    ///   - startedAt: The session's wall-clock start.
+    /// - Throws: ``NotifyBusError`` for an invalid scenario or a step that cannot
+    ///   apply (with its path), ``TraceStoreError`` for a file that cannot be written.
+    @discardableResult
+    public static func record(scenario data: Data, file: String, to path: String,
+                              startedAt: Date = Date()) throws -> Summary {
+        let scenario = try Scenario.parse(data)
+        let temporary = path + ".partial-\(ProcessInfo.processInfo.processIdentifier)"
+        removeTrace(at: temporary)
+        var finished = false
+        defer { if !finished { removeTrace(at: temporary) } }
+
+        let recorder = try TraceRecorder(path: temporary, session: SessionInfo(
+            name: scenario.name, app: appName, scenario: String(decoding: data, as: UTF8.self), startedAt: startedAt))
+        let clock = ManualClock()
+        let bus = Bus(sink: recorder, clock: clock.traceClock)
+        let runner = ScenarioRunner(scenario: scenario, file: file, bus: bus, clock: clock)
+        do {
+            try runner.run()
+        } catch {
+            try? recorder.close()
+            throw error
+        }
+        try recorder.close()
+        guard rename(temporary, path) == 0 else {
+            throw TraceStoreError(.misuse, "cannot move the trace into place at \(path): \(String(cString: strerror(errno)))")
+        }
+        finished = true
+        return Summary(path: path, sessionID: recorder.sessionID, scenarioName: scenario.name,
+                       events: recorder.counts.recorded + 2)
+    }
+
+    /// Removes a trace file and its SQLite side files.
+    static func removeTrace(at path: String) {
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            try? FileManager.default.removeItem(atPath: path + suffix)
+        }
+    }
+}
