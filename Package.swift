@@ -31,7 +31,7 @@ let package = Package(
         .testTarget(name: "TraceStoreTests", dependencies: ["TraceStore", "NotifyBus", "trace-crash-child"]),
         // The process the crash-safety tests kill; not a product.
         .executableTarget(name: "trace-crash-child", dependencies: ["TraceStore", "NotifyBus"], path: "Tests/CrashChild"),
-        .testTarget(name: "tracectlTests", dependencies: ["TraceStore", "NotifyBus"]),
+        .testTarget(name: "tracectlTests", dependencies: ["TraceStore", "NotifyBus", "tracectl"]),
     ],
     swiftLanguageModes: [.v6]
 )

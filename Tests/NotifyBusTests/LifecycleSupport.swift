@@ -28,7 +28,7 @@ final class Harness {
             case .observerAdded(let observer, let message, let owner, _, _):
                 observerOwner[observer] = owner
                 line = "add \(message ?? "*") \(owner.flatMap { labels[$0] } ?? "-")"
-            case .observerRemoved(let observer, let message, let owner, let reason):
+            case .observerRemoved(let observer, let message, let owner, let reason, _):
                 let who = owner.flatMap { labels[$0] } ?? observer.flatMap { observerOwner[$0] }.flatMap { labels[$0] } ?? "-"
                 line = "remove \(message ?? "?") \(who)\(observer == nil ? " (nothing registered)" : "")\(reason == .explicit ? "" : " \(reason.rawValue)")"
             case .posted(let post, let message, _, _, _):

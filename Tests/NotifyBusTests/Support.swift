@@ -20,7 +20,7 @@ func describe(_ event: TraceEvent) -> String {
     case .ownerRegistered(let owner, _, let label): "owner \(owner) \(label)"
     case .observerAdded(let observer, let message, let owner, _, _):
         "add \(observer) \(message ?? "*") owner:\(owner.map(String.init) ?? "-")"
-    case .observerRemoved(let observer, let message, _, let reason):
+    case .observerRemoved(let observer, let message, _, let reason, _):
         "remove \(observer.map(String.init) ?? "-") \(message ?? "?") \(reason.rawValue)"
     case .posted(let post, let message, _, let parent, let origin):
         "post \(post) \(type(of: message).name) parent:\(parent.map(String.init) ?? "-") \(origin.rawValue)"

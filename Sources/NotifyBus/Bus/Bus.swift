@@ -129,20 +129,21 @@ public final class Bus: Sendable {
     ///
     /// Removing an observer that is no longer registered changes nothing and is
     /// recorded as an unbalanced removal. A token from another bus is ignored.
-    public func remove(_ token: ObservationToken) {
+    public func remove(_ token: ObservationToken, file: String = #fileID, line: Int = #line) {
         guard token.box.busID == ObjectIdentifier(self) else { return }
-        removeObserver(id: token.observerID, reason: .explicit, reportMissing: true)
+        removeObserver(id: token.observerID, reason: .explicit, reportMissing: true, callSite: CallSite(file: file, line: line))
     }
 
     /// Removes every observer of `owner`.
-    public func removeAll(owner: AnyObject) {
+    public func removeAll(owner: AnyObject, file: String = #fileID, line: Int = #line) {
+        let callSite = CallSite(file: file, line: line)
         let owner = ObjectRef(object: owner)
         state.withLock { state in
             guard let ownerID = state.liveOwnerID(of: owner) else { return }
             for observer in state.observers(ownedBy: ownerID) {
                 state.remove(observer)
                 recording?.emit(.observerRemoved(observer: observer.id, message: observer.messageName,
-                                                 owner: ownerID, reason: .ownerRemoved))
+                                                 owner: ownerID, reason: .ownerRemoved, callSite: callSite))
             }
         }
     }
@@ -151,37 +152,39 @@ public final class Bus: Sendable {
     /// `removeObserver(_:name:object:)`.
     ///
     /// When there is nothing to remove, the call is recorded as an unbalanced removal.
-    public func remove<M: BusMessage>(_ type: M.Type, owner: AnyObject) {
-        removeObservers(named: M.name, owner: owner)
+    public func remove<M: BusMessage>(_ type: M.Type, owner: AnyObject, file: String = #fileID, line: Int = #line) {
+        removeObservers(named: M.name, owner: owner, file: file, line: line)
     }
 
     /// Removes the observers of the message called `name` that `owner` added.
-    package func removeObservers(named name: String, owner: AnyObject) {
+    package func removeObservers(named name: String, owner: AnyObject, file: String = #fileID, line: Int = #line) {
+        let callSite = CallSite(file: file, line: line)
         let owner = ObjectRef(object: owner)
         state.withLock { state in
             let ownerID = registerOwner(owner, in: &state)
             let matching = state.observers(ownedBy: ownerID).filter { $0.messageName == name }
             if matching.isEmpty {
-                recording?.emit(.observerRemoved(observer: nil, message: name, owner: ownerID, reason: .explicit))
+                recording?.emit(.observerRemoved(observer: nil, message: name, owner: ownerID, reason: .explicit, callSite: callSite))
             }
             for observer in matching {
                 state.remove(observer)
-                recording?.emit(.observerRemoved(observer: observer.id, message: name, owner: ownerID, reason: .explicit))
+                recording?.emit(.observerRemoved(observer: observer.id, message: name, owner: ownerID, reason: .explicit,
+                                                 callSite: callSite))
             }
         }
     }
 
-    func removeObserver(id: UInt64, reason: RemovalReason, reportMissing: Bool) {
+    func removeObserver(id: UInt64, reason: RemovalReason, reportMissing: Bool, callSite: CallSite? = nil) {
         state.withLock { state in
             guard let observer = state.byID[id] else {
                 if reportMissing {
-                    recording?.emit(.observerRemoved(observer: id, message: nil, owner: nil, reason: reason))
+                    recording?.emit(.observerRemoved(observer: id, message: nil, owner: nil, reason: reason, callSite: callSite))
                 }
                 return
             }
             state.remove(observer)
             recording?.emit(.observerRemoved(observer: id, message: observer.messageName,
-                                             owner: observer.ownerID, reason: reason))
+                                             owner: observer.ownerID, reason: reason, callSite: callSite))
         }
     }
 

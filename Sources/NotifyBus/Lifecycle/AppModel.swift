@@ -70,8 +70,8 @@ public final class AppModel {
     /// Removes the observers of the message called `name` that `screen` added,
     /// like `NotificationCenter.removeObserver(_:name:object:)`. Removing when
     /// nothing is registered is recorded as an unbalanced removal.
-    public func removeObservers(named name: String, of screen: Screen) {
-        bus.removeObservers(named: name, owner: screen)
+    public func removeObservers(named name: String, of screen: Screen, file: String = #fileID, line: Int = #line) {
+        bus.removeObservers(named: name, owner: screen, file: file, line: line)
         let ownerID = bus.ownerID(of: screen)
         registrations.removeAll { $0.ownerID == ownerID && $0.message == name }
     }

@@ -139,7 +139,7 @@ private final class ScenarioObserversPlugin: ScreenPlugin {
     func screen(_ screen: Screen, reached moment: ScreenMoment, in app: AppModel) {
         for (index, observer) in observers.enumerated() {
             if observer.removeOn == moment {
-                app.removeObservers(named: observer.message, of: screen)
+                app.removeObservers(named: observer.message, of: screen, file: "\(path)[\(index)]", line: 0)
             }
             if observer.addOn == moment {
                 var sender: Screen?

@@ -25,8 +25,9 @@ public struct TraceEvent: Sendable {
         /// An observer was added. `message` is `nil` for an observation of every message.
         case observerAdded(observer: UInt64, message: String?, owner: UInt64?, sender: UInt64?, callSite: CallSite)
         /// An observer was removed, or a removal found nothing to remove (`observer` unknown
-        /// or no longer registered): the latter is an unbalanced removal.
-        case observerRemoved(observer: UInt64?, message: String?, owner: UInt64?, reason: RemovalReason)
+        /// or no longer registered): the latter is an unbalanced removal. `callSite` is where
+        /// an explicit removal was called; `nil` for token releases and gone owners.
+        case observerRemoved(observer: UInt64?, message: String?, owner: UInt64?, reason: RemovalReason, callSite: CallSite?)
         /// A message was posted. The payload is encoded by the sink, off the posting thread.
         case posted(post: UInt64, message: any BusMessage, sender: UInt64?, parent: UInt64?, origin: PostOrigin)
         /// A message was handed to an observer.

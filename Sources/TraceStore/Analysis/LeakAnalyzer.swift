@@ -70,9 +70,11 @@ public struct LeakAnalyzer {
             let known = event.observer.flatMap { state.observers[$0] }
             if known == nil {
                 let earlier = event.observer.flatMap { removed[$0] }
-                let observer = earlier ?? TraceState.Observer(
+                var observer = earlier ?? TraceState.Observer(
                     id: event.observer ?? 0, message: event.message, owner: event.owner, sender: nil,
                     callSite: "-", addedAt: 0)
+                // The line that removed is the one to fix.
+                if let site = event.callSite { observer.callSite = site }
                 var finding = make(.unbalancedRemoval, observer: observer, seq: event.seq)
                 finding.message = event.message ?? observer.message
                 finding.observer = event.observer
@@ -113,7 +115,7 @@ public struct LeakAnalyzer {
         }
         state.apply(event)
         if event.kind == .lifecycle, event.detail == "deinit", let owner = event.owner {
-            for observer in state.observers.values where observer.owner == owner {
+            for observer in state.liveObservers where observer.owner == owner {
                 outlives(observer, seq: event.seq, released: true)
             }
         }

@@ -32,7 +32,7 @@ public struct LeakFinding: Sendable, Hashable {
     /// The owner's label (the screen's name in recorded scenarios).
     public var owner: String?
     public var ownerType: String?
-    /// Where the observer was added.
+    /// Where the observer was added; for `unbalanced-removal`, where the removal was called.
     public var callSite: String
     /// When the observer was added.
     public var addedAt: UInt64?

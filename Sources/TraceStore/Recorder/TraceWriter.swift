@@ -79,9 +79,10 @@ final class TraceWriter {
         case .observerAdded(let observer, let message, let owner, let sender, let callSite):
             try row(seq: seq, time: time, kind: .observerAdded, message: try message.map(string), owner: owner,
                     observer: observer, sender: sender, callsite: try string(callSite.description))
-        case .observerRemoved(let observer, let message, let owner, let reason):
+        case .observerRemoved(let observer, let message, let owner, let reason, let callSite):
+            let site: Int64? = if let callSite { try string(callSite.description) } else { nil }
             try row(seq: seq, time: time, kind: .observerRemoved, message: try message.map(string), owner: owner,
-                    observer: observer, detail: try string(reason.rawValue))
+                    observer: observer, detail: try string(reason.rawValue), callsite: site)
         case .posted(let post, let message, let sender, let parent, let origin):
             try row(seq: seq, time: time, kind: .posted, message: try string(type(of: message).name),
                     post: post, parent: parent, sender: sender, detail: try string(origin.rawValue),

@@ -46,7 +46,11 @@ public struct TraceStoreError: Error, Sendable, CustomStringConvertible {
         switch kind {
         case .sqlite(let code):
             var text = "SQLite error \(code.rawValue): \(message)"
-            if let sql { text += " - while executing `\(sql)`" }
+            if let sql {
+                // One line: the SQL's own line breaks and indentation are folded.
+                let folded = sql.split(whereSeparator: { $0 == " " || $0 == "\n" || $0 == "\t" }).joined(separator: " ")
+                text += " - while executing `\(folded)`"
+            }
             return text
         default:
             return message

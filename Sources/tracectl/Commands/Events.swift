@@ -1,0 +1,162 @@
+import ArgumentParser
+import Foundation
+import TraceStore
+
+/// A `--kind` value.
+struct KindArgument: ExpressibleByArgument {
+    let kind: EventKind
+    init?(argument: String) {
+        guard let kind = EventKind(name: argument) else { return nil }
+        self.kind = kind
+    }
+    static var allValueStrings: [String] { EventKind.allCases.map(\.name) }
+}
+
+extension TraceCtl {
+    struct Events: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print the event log, filtered; filters are bound SQL parameters.",
+            discussion: """
+                Kinds: sessionStarted, ownerRegistered, observerAdded, observerRemoved, posted, delivered, skipped,
+                lifecycle, actionRouted, bridgeRejected, sessionEnded. --owner takes an owner id or a label
+                (a screen name). Output streams: a long log is never built in memory.
+
+                EXAMPLES:
+                  tracectl events login.trace --owner Login
+                  tracectl events login.trace --kind posted --kind delivered --since 40 --until 80
+                  tracectl events login.trace --message keyboardWillShow --format json
+                """
+        )
+
+        @OptionGroup var options: TraceOptions
+
+        @Option(name: .customLong("kind"), help: "Only events of this kind (repeatable).")
+        var kinds: [KindArgument] = []
+
+        @Option(help: "Only events about this message.")
+        var message: String?
+
+        @Option(help: "Only events of this owner (id or label).")
+        var owner: String?
+
+        @Option(help: "Only events about this observer id.")
+        var observer: UInt64?
+
+        @Option(help: "From this sequence number.")
+        var since: UInt64?
+
+        @Option(help: "Up to this sequence number.")
+        var until: UInt64?
+
+        @Option(help: "At most this many events.")
+        var limit: Int?
+
+        func validate() throws {
+            if let limit, limit < 0 { throw ValidationError("--limit must not be negative") }
+            if let since, let until, since > until { throw ValidationError("--since is after --until") }
+        }
+
+        func run() throws {
+            let reader = try openTrace(options.trace)
+            let out = Output()
+            let format = options.format
+            try reportingErrors {
+                let session = try reader.session(options.session)
+                let owners = try reader.owners(session: session.id)
+                let observers = try reader.observerInfo(session: session.id)
+                let describer = EventDescriber(owners: owners, observers: observers)
+                let filter = EventFilter(kinds: kinds.isEmpty ? nil : kinds.map(\.kind), message: message, owner: owner,
+                                         observer: observer, since: since, until: until, limit: limit)
+                var first = true
+                if format == .json { out.write("[") }
+                try reader.forEachEvent(session: session.id, filter: filter) { event in
+                    switch format {
+                    case .json:
+                        out.write((first ? "\n" : ",\n") + describer.json(event).rendered)
+                    case .text:
+                        out.line(describer.text(event, style: .current))
+                    }
+                    first = false
+                    return true
+                }
+                if format == .json { out.line(first ? "]" : "\n]") }
+            }
+        }
+    }
+}
+
+/// Turns events into JSON objects and text lines, with owners' labels.
+struct EventDescriber {
+    let owners: [UInt64: TraceReader.OwnerInfo]
+    let observers: [UInt64: TraceReader.ObserverInfo]
+
+    func label(_ owner: UInt64?) -> String? {
+        owner.map { owners[$0]?.label ?? "#\($0)" }
+    }
+
+    func json(_ e: RecordedEvent) -> JSON {
+        var fields: [(String, JSON)] = [("seq", .from(e.seq)), ("time", .double(Double(e.time) / 1e9)), ("kind", .string(e.kind.name))]
+        func add(_ key: String, _ value: JSON) { if case .null = value {} else { fields.append((key, value)) } }
+        switch e.kind {
+        case .sessionStarted:
+            add("name", .from(e.note))
+        case .ownerRegistered:
+            add("owner", .from(label(e.owner))); add("ownerId", .from(e.owner)); add("ownerType", .from(e.detail))
+        case .observerAdded:
+            add("observer", .from(e.observer)); add("message", .from(e.message)); add("owner", .from(label(e.owner)))
+            add("ownerId", .from(e.owner)); add("sender", .from(label(e.sender))); add("callsite", .from(e.callSite))
+        case .observerRemoved:
+            add("observer", .from(e.observer)); add("message", .from(e.message)); add("owner", .from(label(e.owner)))
+            add("ownerId", .from(e.owner)); add("reason", .from(e.detail))
+        case .posted:
+            add("post", .from(e.post)); add("message", .from(e.message)); add("sender", .from(label(e.sender)))
+            add("parent", .from(e.parent)); add("origin", .from(e.detail)); add("payload", e.payload.map(JSON.raw) ?? .null)
+        case .delivered, .skipped:
+            let info = e.observer.flatMap { observers[$0] }
+            add("post", .from(e.post)); add("observer", .from(e.observer)); add("message", .from(info?.message))
+            add("owner", .from(label(info?.owner)))
+        case .lifecycle:
+            add("owner", .from(label(e.owner))); add("ownerId", .from(e.owner)); add("phase", .from(e.detail))
+            add("detail", .from(e.note))
+        case .actionRouted:
+            add("action", .from(e.detail)); add("sender", .from(label(e.sender)))
+            add("tried", .array(tried(e).map { .string($0) })); add("handler", .from(label(e.owner)))
+        case .bridgeRejected:
+            add("message", .from(e.message)); add("reason", .from(e.note))
+        case .sessionEnded:
+            break
+        }
+        return .object(fields)
+    }
+
+    func text(_ e: RecordedEvent, style: Style) -> String {
+        let head = String(e.seq).leftPadded(8) + "  " + seconds(e.time).leftPadded(10) + "  " + style.cyan(e.kind.name.padded(16))
+        let body: String
+        switch e.kind {
+        case .sessionStarted: body = "session '\(e.note ?? "")'"
+        case .sessionEnded: body = ""
+        case .ownerRegistered: body = "\(label(e.owner) ?? "?") (\(e.detail ?? "?")) as #\(e.owner ?? 0)"
+        case .observerAdded:
+            body = "observer \(e.observer ?? 0) \(e.message ?? "every message") owner \(label(e.owner) ?? "-")"
+                + (e.sender.map { " sender \(label($0) ?? "?")" } ?? "") + "  " + style.dim(e.callSite ?? "")
+        case .observerRemoved:
+            body = "observer \(e.observer.map(String.init) ?? "-") \(e.message ?? "?") owner \(label(e.owner) ?? "-") (\(e.detail ?? "?"))"
+        case .posted:
+            body = "post \(e.post ?? 0) \(e.message ?? "?") (\(e.detail ?? "?"))" + (e.parent.map { " parent \($0)" } ?? "")
+                + (e.sender.map { " sender \(label($0) ?? "?")" } ?? "")
+        case .delivered, .skipped:
+            let info = e.observer.flatMap { observers[$0] }
+            body = "post \(e.post ?? 0) -> observer \(e.observer ?? 0) \(info?.message ?? "") owner \(label(info?.owner) ?? "-")"
+        case .lifecycle: body = "\(label(e.owner) ?? "?") \(e.detail ?? "?")" + (e.note.map { " " + $0 } ?? "")
+        case .actionRouted:
+            body = "\(e.detail ?? "?") from \(label(e.sender) ?? "?") via \(tried(e).joined(separator: " > ")) -> \(label(e.owner) ?? "nobody")"
+        case .bridgeRejected: body = "\(e.message ?? "?"): \(e.note ?? "")"
+        }
+        return head + "  " + body
+    }
+
+    private func tried(_ e: RecordedEvent) -> [String] {
+        guard let payload = e.payload else { return [] }
+        return payload.trimmingCharacters(in: ["[", "]"]).split(separator: ",").compactMap { UInt64($0) }.map { label($0) ?? "?" }
+    }
+}

@@ -1,0 +1,44 @@
+import ArgumentParser
+import Foundation
+import TraceStore
+
+extension TraceCtl {
+    struct Record: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run a scenario file through the lifecycle model and record the session.",
+            discussion: """
+                The scenario format is documented in docs/SCENARIOS.md. The trace is written to a temporary file
+                and moved into place only when every step ran, so a failed run leaves no trace behind.
+                An invalid scenario exits 65 with one line naming the path of the mistake.
+
+                EXAMPLES:
+                  tracectl record Examples/seed000-keyboard-leak.json -o login.trace
+                  tracectl leaks login.trace
+                """
+        )
+
+        @Argument(help: "The scenario file (JSON).", completion: .file(extensions: ["json"]))
+        var scenario: String
+
+        @Option(name: [.short, .customLong("output")], help: "The trace to write (default: <scenario file name>.trace).",
+                completion: .file(extensions: ["trace"]))
+        var output: String?
+
+        func run() throws {
+            guard FileManager.default.fileExists(atPath: scenario) else {
+                diagnose("\(scenario): no such file")
+                throw Exit.missingInput
+            }
+            let url = URL(fileURLWithPath: scenario)
+            guard let data = FileManager.default.contents(atPath: scenario) else {
+                diagnose("\(scenario): cannot read the file")
+                throw Exit.missingInput
+            }
+            let path = output ?? url.deletingPathExtension().lastPathComponent + ".trace"
+            let summary = try reportingErrors {
+                try ScenarioRecording.record(scenario: data, file: url.lastPathComponent, to: path)
+            }
+            print("recorded '\(summary.scenarioName)': \(summary.events) events, session \(summary.sessionID) -> \(summary.path)")
+        }
+    }
+}

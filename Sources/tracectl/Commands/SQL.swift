@@ -1,0 +1,59 @@
+import ArgumentParser
+import TraceStore
+
+extension TraceCtl {
+    struct SQL: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "sql",
+            abstract: "Run read-only SQL over a trace's tables and views.",
+            discussion: """
+                The trace is opened read-only: a statement that would write fails with a clear error and changes
+                nothing. Views: event_log, owners, observers, posts, deliveries, lifecycle (docs/TRACE_FORMAT.md).
+
+                EXAMPLES:
+                  tracectl sql login.trace "SELECT owner_label, message, callsite FROM observers WHERE removed_seq IS NULL"
+                  tracectl sql login.trace "SELECT message, count(*) FROM posts GROUP BY message" --format json
+                """
+        )
+
+        @Argument(help: "The trace file.", completion: .file(extensions: ["trace"]))
+        var trace: String
+
+        @Argument(help: "The SQL query.")
+        var query: String
+
+        @Option(help: "Output format: text (tab-separated, with a header) or json (a list of objects).")
+        var format: OutputFormat = .text
+
+        func run() throws {
+            let reader = try openTrace(trace)
+            let out = Output()
+            var names: [String] = []
+            var first = true
+            try reportingErrors {
+                try reader.query(query, columns: { columns in
+                    names = columns
+                    if format == .text { out.line(columns.joined(separator: "\t")) } else { out.write("[") }
+                }, row: { values in
+                    switch format {
+                    case .text:
+                        out.line(values.map(\.description).joined(separator: "\t"))
+                    case .json:
+                        let object = JSON.object(zip(names, values).map { name, value in
+                            switch value {
+                            case .null: (name, .null)
+                            case .integer(let v): (name, .int(v))
+                            case .real(let v): (name, .double(v))
+                            case .text(let v): (name, .string(v))
+                            case .blob: (name, .string(value.description))
+                            }
+                        })
+                        out.write((first ? "\n" : ",\n") + object.rendered)
+                    }
+                    first = false
+                })
+            }
+            if format == .json { out.line(first ? "]" : "\n]") }
+        }
+    }
+}
