@@ -73,7 +73,7 @@ func findings(_ example: String, in dir: TemporaryDirectory) throws -> [LeakFind
         let path = dir.file("dup.trace")
         let recorder = try TraceRecorder(path: path, session: SessionInfo(name: "dup"))
         let bus = Bus(sink: recorder)
-        let screen = Screen("Login")
+        let screen = Owner("Login")
         var tokens: [ObservationToken] = []
         for _ in 0..<2 { tokens.append(bus.observe(Ping.self, owner: screen) { _ in }) }
         bus.post(Ping(n: 1))

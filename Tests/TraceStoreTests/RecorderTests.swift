@@ -20,7 +20,7 @@ import Testing
         #expect(added.message == "Ping")
         #expect(added.callSite?.hasPrefix("TraceStoreTests/Support.swift:") == true)
         #expect(events[1].note == "Login")
-        #expect(events[1].detail == "Screen")
+        #expect(events[1].detail == "Owner")
         #expect(events[3].payload == #"{"n":0}"#)
         #expect(events[3].detail == "app")
         #expect(events[3].time == 500_000_000)

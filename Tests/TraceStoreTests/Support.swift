@@ -4,7 +4,7 @@ import NotifyBus
 
 struct Ping: BusMessage, Equatable { var n: Int }
 
-final class Screen: TraceLabeled, Sendable {
+final class Owner: TraceLabeled, Sendable {
     let traceLabel: String
     init(_ label: String) { traceLabel = label }
 }
@@ -42,7 +42,7 @@ func recordSample(at path: String, name: String = "sample", posts: Int = 3) thro
     let recorder = try TraceRecorder(path: path, session: SessionInfo(name: name, app: "tests"))
     let clock = ManualClock()
     let bus = Bus(sink: recorder, clock: clock.traceClock)
-    let screen = Screen("Login")
+    let screen = Owner("Login")
     let token = bus.observe(Ping.self, owner: screen) { _ in }
     for n in 0..<posts {
         clock.advance(bySeconds: 0.5)

@@ -303,7 +303,8 @@ public final class AppModel {
         interfaceOrientation = target
         deviceOrientation = target.deviceOrientation
         record(.rotate, on: application, detail: "forced interface \(target) for \(screen.name)")
-        bus.post(OrientationDidChange(device: deviceOrientation, interface: target), sender: nil, origin: .stimulus)
+        // The app forces it (seed 000's UIDevice.setValue), so it is not a stimulus.
+        bus.post(OrientationDidChange(device: deviceOrientation, interface: target), sender: nil, origin: .app)
     }
 
     // MARK: Responder chain

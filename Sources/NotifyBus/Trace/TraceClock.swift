@@ -43,6 +43,12 @@ public final class ManualClock: Sendable {
         nanoseconds.add(delta, ordering: .relaxed)
     }
 
+    /// Moves the clock forward to `nanoseconds`; never backwards.
+    public func advance(toNanoseconds target: UInt64) {
+        let now = self.now
+        if target > now { nanoseconds.add(target - now, ordering: .relaxed) }
+    }
+
     /// The clock as a ``TraceClock``.
     public var traceClock: TraceClock { TraceClock { [self] in self.now } }
 }

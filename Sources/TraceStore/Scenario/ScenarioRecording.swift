@@ -48,7 +48,8 @@ public enum ScenarioRecording {
             try? recorder.close()
             throw error
         }
-        try recorder.close()
+        // Close while the app model is alive, as a replay does, so neither records its teardown.
+        try withExtendedLifetime(runner) { () throws(TraceStoreError) in try recorder.close() }
         guard rename(temporary, path) == 0 else {
             throw TraceStoreError(.misuse, "cannot move the trace into place at \(path): \(String(cString: strerror(errno)))")
         }

@@ -1,0 +1,97 @@
+import NotifyBus
+
+/// Renders events so that equal behaviour compares equal whatever the ids were.
+///
+/// Owners are named by label and order of first appearance among owners of
+/// that label (`Login#2` is the second Login); observers by owner, message and
+/// order among that owner's observers of that message
+/// (`Login#1.keyboardWillShow#1`); posts by message and order among posts of
+/// that message (`keyboardWillShow#3`). Adding an unrelated observer or post
+/// therefore renames nothing else. Call sites and times are left out: moving
+/// code by a line is not a change of behaviour.
+struct Canonicalizer {
+    private var owners: [UInt64: String] = [:]
+    private var ownerCounts: [String: Int] = [:]
+    private var observers: [UInt64: String] = [:]
+    private var observerCounts: [String: Int] = [:]
+    private var posts: [UInt64: String] = [:]
+    private var postCounts: [String: Int] = [:]
+
+    /// Whether an event is a stimulus (what the outside world did) rather than a reaction.
+    static func isStimulus(_ event: RecordedEvent) -> Bool {
+        switch event.kind {
+        case .posted:
+            return event.detail == PostOrigin.stimulus.rawValue
+        case .lifecycle:
+            switch event.detail {
+            case "launch", "push", "pop", "present", "dismiss", "selectTab", "keyboard", "wait":
+                return true
+            case "rotate":
+                return !(event.note ?? "").hasPrefix("forced")
+            default:
+                return false
+            }
+        case .actionRouted:
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// The canonical text of `event`, or `nil` for bookkeeping events that are not compared.
+    mutating func render(_ e: RecordedEvent) -> String? {
+        switch e.kind {
+        case .sessionStarted, .sessionEnded:
+            return nil
+        case .ownerRegistered:
+            guard let id = e.owner else { return nil }
+            let label = e.note ?? e.detail ?? "?"
+            ownerCounts[label, default: 0] += 1
+            owners[id] = "\(label)#\(ownerCounts[label]!)"
+            return nil
+        case .observerAdded:
+            guard let id = e.observer else { return nil }
+            let base = "\(owner(e.owner)).\(e.message ?? "*")"
+            observerCounts[base, default: 0] += 1
+            observers[id] = "\(base)#\(observerCounts[base]!)"
+            return "add \(observers[id]!)" + (e.sender.map { " sender \(owner($0))" } ?? "")
+        case .observerRemoved:
+            if let id = e.observer, let name = observers[id] {
+                return "remove \(name) (\(e.detail ?? "?"))"
+            }
+            return "remove nothing: \(owner(e.owner)).\(e.message ?? "?") (\(e.detail ?? "?"))"
+        case .posted:
+            guard let id = e.post else { return nil }
+            let message = e.message ?? "?"
+            postCounts[message, default: 0] += 1
+            posts[id] = "\(message)#\(postCounts[message]!)"
+            let parent = e.parent.map { " parent \(posts[$0] ?? "?")" } ?? ""
+            return "post \(posts[id]!) \(e.detail ?? "?")\(parent) \(e.payload ?? "")"
+        case .delivered, .skipped:
+            let verb = e.kind == .delivered ? "deliver" : "skip"
+            return "\(verb) \(e.post.flatMap { posts[$0] } ?? "?") -> \(e.observer.flatMap { observers[$0] } ?? "?")"
+        case .lifecycle:
+            return "\(owner(e.owner)) \(e.detail ?? "?")" + (e.note.map { " \($0)" } ?? "")
+        case .actionRouted:
+            let tried = (e.payload ?? "").trimmingCharacters(in: ["[", "]"]).split(separator: ",")
+                .compactMap { UInt64($0) }.map(owner).joined(separator: ",")
+            return "action \(e.detail ?? "?") from \(owner(e.sender)) tried \(tried) -> \(e.owner.map(owner) ?? "nobody")"
+        case .bridgeRejected:
+            return "rejected \(e.message ?? "?"): \(e.note ?? "")"
+        }
+    }
+
+    private func owner(_ id: UInt64?) -> String {
+        guard let id else { return "-" }
+        return owners[id] ?? "#\(id)"
+    }
+}
+
+extension String {
+    func trimmingCharacters(in set: Set<Character>) -> String {
+        var text = Substring(self)
+        while let first = text.first, set.contains(first) { text = text.dropFirst() }
+        while let last = text.last, set.contains(last) { text = text.dropLast() }
+        return String(text)
+    }
+}

@@ -1,0 +1,171 @@
+public import Foundation
+public import NotifyBus
+
+/// Turns recorded traces into regression tests.
+///
+/// A replay feeds a session's stimuli — what the outside world did — to the
+/// current code on a fresh bus, records what the code does in response, and
+/// compares the two runs with ids renumbered canonically, so that equal
+/// behaviour compares equal.
+///
+/// ```swift
+/// let report = try TraceReplayer.replay(trace: "golden.trace") { bus in
+///     MyAppModel(bus: bus)          // kept alive for the whole replay
+/// }
+/// if !report.isEqual { print(report.diffText) }
+/// ```
+public enum TraceReplayer {
+    /// Replays the stimulus posts of a session into a system built on a fresh bus.
+    ///
+    /// Each recorded post of origin `stimulus` is decoded with `registry` and
+    /// posted at its recorded time (the bus's clock is a ``ManualClock`` moved
+    /// to each stimulus's timestamp). Lifecycle steps are not compared: they
+    /// come from the lifecycle model, which ``replayScenario(trace:session:scenario:output:)`` replays.
+    ///
+    /// - Parameters:
+    ///   - trace: The recorded trace.
+    ///   - session: The session to replay (default: the newest).
+    ///   - registry: Decodes the recorded payloads; register your own message types.
+    ///   - output: Where to keep the replay's own trace (default: a temporary file, removed).
+    ///   - build: Builds the system under test on the replay's bus; its result is kept alive until the end.
+    /// - Returns: The comparison. A stimulus whose type is not registered stops the replay and is reported.
+    public static func replay(trace: String, session: Int64? = nil, registry: MessageRegistry = MessageRegistry(),
+                              output: String? = nil, _ build: (Bus) throws -> Any) throws -> ReplayReport {
+        let reader = try TraceReader(path: trace)
+        let recorded = try reader.session(session)
+        return try capture(output: output, name: recorded.name + " (replay)", scenario: recorded.scenario,
+                           expected: try reader.events(session: recorded.id), ignoringLifecycle: true) { bus, clock in
+            let system = try build(bus)
+            var failure: String?
+            try reader.forEachEvent(session: recorded.id, filter: EventFilter(kinds: [.posted])) { event in
+                guard event.detail == PostOrigin.stimulus.rawValue, event.parent == nil,
+                      let name = event.message, let json = event.payload else { return true }
+                do {
+                    let message = try registry.decode(name: name, json: json)
+                    clock.advance(toNanoseconds: event.time)
+                    post(message, on: bus)
+                    return true
+                } catch {
+                    failure = "seq \(event.seq): \(error)"
+                    return false
+                }
+            }
+            return (failure, system)
+        }
+    }
+
+    /// Replays a session recorded from a scenario against the lifecycle model.
+    ///
+    /// - Parameters:
+    ///   - trace: The recorded trace.
+    ///   - session: The session (default: the newest).
+    ///   - scenario: A scenario file's contents to run instead of the one stored in the
+    ///     session: how a fix is shown. Its steps must be the recorded ones, or the
+    ///     report says where the stimuli part.
+    ///   - output: Where to keep the replay's own trace.
+    /// - Throws: ``TraceStoreError`` when the session holds no scenario and none is given;
+    ///   ``NotifyBusError`` when the given scenario is not valid. A step that no longer
+    ///   applies does not throw: the replay stops there and the report says so.
+    public static func replayScenario(trace: String, session: Int64? = nil, scenario: Data? = nil,
+                                      output: String? = nil) throws -> ReplayReport {
+        let reader = try TraceReader(path: trace)
+        let recorded = try reader.session(session)
+        guard let data = scenario ?? recorded.scenario.map({ Data($0.utf8) }) else {
+            throw TraceStoreError(.misuse, "\(trace): session \(recorded.id) was not recorded from a scenario; "
+                                  + "replay it from Swift with TraceReplayer.replay(trace:_:)")
+        }
+        let parsed = try Scenario.parse(data)
+        let expected = try reader.events(session: recorded.id)
+        let file = expected.lazy.compactMap(\.callSite).first { $0.contains(".json: ") }
+            .map { String($0[..<$0.range(of: ": ")!.lowerBound]) } ?? "scenario.json"
+        return try capture(output: output, name: parsed.name + " (replay)", scenario: String(decoding: data, as: UTF8.self),
+                           expected: expected) { bus, clock in
+            let runner = ScenarioRunner(scenario: parsed, file: file, bus: bus, clock: clock)
+            do {
+                try runner.run()
+                return (nil, runner)
+            } catch {
+                return ("\(error)", runner)
+            }
+        }
+    }
+
+    /// Compares the sessions of two recorded traces (the newest of each by default).
+    public static func diff(_ expected: String, _ actual: String, sessions: (Int64?, Int64?) = (nil, nil)) throws -> ReplayReport {
+        let left = try TraceReader(path: expected), right = try TraceReader(path: actual)
+        return ReplayReport.compare(expected: try left.events(session: try left.session(sessions.0).id),
+                                    actual: try right.events(session: try right.session(sessions.1).id))
+    }
+
+    /// Runs `body` on a fresh recorded bus and compares what it recorded with `expected`.
+    ///
+    /// `body` returns why the replay stopped early, if it did, and the system under
+    /// test, which is kept alive until the session is closed: releasing it earlier
+    /// would record its observers' token releases, which the recording never saw.
+    private static func capture(output: String?, name: String, scenario: String?, expected: [RecordedEvent],
+                                ignoringLifecycle: Bool = false, _ body: (Bus, ManualClock) throws -> (failure: String?, system: Any)) throws -> ReplayReport {
+        let path = output ?? FileManager.default.temporaryDirectory
+            .appendingPathComponent("notifybus-replay-\(UUID().uuidString).trace").path
+        ScenarioRecording.removeTrace(at: path)
+        defer { if output == nil { ScenarioRecording.removeTrace(at: path) } }
+        let recorder = try TraceRecorder(path: path, session: SessionInfo(name: name, app: "replay", scenario: scenario))
+        let clock = ManualClock()
+        let outcome: (failure: String?, system: Any)
+        do {
+            outcome = try body(Bus(sink: recorder, clock: clock.traceClock), clock)
+        } catch {
+            try? recorder.close()
+            throw error
+        }
+        try withExtendedLifetime(outcome.system) { () throws(TraceStoreError) in try recorder.close() }
+        let failure = outcome.failure
+        let reader = try TraceReader(path: path)
+        return ReplayReport.compare(expected: expected, actual: try reader.events(session: recorder.sessionID),
+                                    ignoringLifecycle: ignoringLifecycle, replayError: failure)
+    }
+
+    private static func post<M: BusMessage>(_ message: M, on bus: Bus) {
+        bus.post(message, sender: nil, origin: .stimulus)
+    }
+}
+
+/// Assertions for tests, in Swift Testing or XCTest: each throws a failure that
+/// carries the leak report or the diff.
+///
+/// ```swift
+/// @Test func loginDoesNotLeak() throws {
+///     try TraceAssert.noLeaks("Fixtures/login.trace")
+///     try TraceAssert.replays("Fixtures/login.trace") { bus in LoginModel(bus: bus) }
+/// }
+/// ```
+public enum TraceAssert {
+    /// A failed assertion; its description is the report.
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Fails when the trace's session has findings outside `baseline`.
+    public static func noLeaks(_ trace: String, session: Int64? = nil, baseline: Set<String> = []) throws {
+        let reader = try TraceReader(path: trace)
+        let findings = try LeakAnalyzer.analyze(reader, session: try reader.session(session).id)
+            .filter { !baseline.contains($0.fingerprint) }
+        guard findings.isEmpty else {
+            throw Failure(description: "\(findings.count) leak finding(s) in \(trace):\n" + findings.map { finding in
+                "  \(finding.rule.rawValue) \(finding.message ?? "*") owner \(finding.owner ?? "-") at \(finding.callSite) [\(finding.fingerprint)]"
+            }.joined(separator: "\n"))
+        }
+    }
+
+    /// Fails when replaying the trace's stimuli into the system `build` makes behaves differently.
+    public static func replays(_ trace: String, session: Int64? = nil, registry: MessageRegistry = MessageRegistry(),
+                               _ build: (Bus) throws -> Any) throws {
+        let report = try TraceReplayer.replay(trace: trace, session: session, registry: registry, build)
+        guard report.isEqual else { throw Failure(description: "replay of \(trace) diverges:\n" + report.diffText) }
+    }
+
+    /// Fails when replaying a scenario-recorded trace against the lifecycle model behaves differently.
+    public static func replaysScenario(_ trace: String, session: Int64? = nil, scenario: Data? = nil) throws {
+        let report = try TraceReplayer.replayScenario(trace: trace, session: session, scenario: scenario)
+        guard report.isEqual else { throw Failure(description: "replay of \(trace) diverges:\n" + report.diffText) }
+    }
+}
