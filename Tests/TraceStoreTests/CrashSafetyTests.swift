@@ -62,3 +62,12 @@ import Testing
         #expect(state.liveObservers.count == 1)
     }
 }
+
+/// Many kill points, off by default: `NOTIFYBUS_SOAK=1 swift test --filter Soak`.
+@Suite(.enabled(if: ProcessInfo.processInfo.environment["NOTIFYBUS_SOAK"] != nil, "set NOTIFYBUS_SOAK=1 to run"))
+struct CrashSoakTests {
+    @Test(arguments: Array(stride(from: 1, through: 120, by: 7)))
+    func killedRecorderAlwaysLeavesAValidTrace(flushes: Int) throws {
+        try CrashSafetyTests().killedRecorderLeavesAValidTraceWithEverythingItFlushed(flushes: flushes)
+    }
+}
