@@ -67,18 +67,20 @@ public final class Bus: Sendable {
     ) -> ObservationToken {
         let callSite = CallSite(file: file, line: line)
         let owner = owner.map(ObjectRef.init), sender = sender.map(ObjectRef.init)
-        let id = state.withLock { state -> UInt64 in
+        let observer = state.withLock { state -> Observer in
             let id = state.takeObserverID()
             let ownerID = owner.map { registerOwner($0, in: &state) }
             let senderID = sender.map { registerOwner($0, in: &state) }
-            let observer = TypedObserver<M>(id: id, owner: owner, ownerID: ownerID, sender: sender,
+            let slots = state.slots(for: M.self)
+            let name = slots.name
+            let observer = TypedObserver<M>(id: id, name: name, owner: owner, ownerID: ownerID, sender: sender,
                                             callSite: callSite, handler: handler)
-            state.insert(observer, key: ObjectIdentifier(M.self))
-            recording?.emit(.observerAdded(observer: id, message: M.name, owner: ownerID,
+            state.insert(observer, into: slots)
+            recording?.emit(.observerAdded(observer: id, message: name, owner: ownerID,
                                            sender: senderID, callSite: callSite))
-            return id
+            return observer
         }
-        return ObservationToken(box: TokenBox(observerID: id, bus: self))
+        return ObservationToken(box: TokenBox(observer: observer, bus: self))
     }
 
     /// Adds an observer of every message, for loggers and inspectors.
@@ -95,15 +97,15 @@ public final class Bus: Sendable {
     ) -> ObservationToken {
         let callSite = CallSite(file: file, line: line)
         let owner = owner.map(ObjectRef.init)
-        let id = state.withLock { state -> UInt64 in
+        let observer = state.withLock { state -> Observer in
             let id = state.takeObserverID()
             let ownerID = owner.map { registerOwner($0, in: &state) }
             let observer = WildcardObserver(id: id, owner: owner, ownerID: ownerID, callSite: callSite, handler: handler)
-            state.insertWildcard(observer)
+            state.insert(observer, into: state.wildcards)
             recording?.emit(.observerAdded(observer: id, message: nil, owner: ownerID, sender: nil, callSite: callSite))
-            return id
+            return observer
         }
-        return ObservationToken(box: TokenBox(observerID: id, bus: self))
+        return ObservationToken(box: TokenBox(observer: observer, bus: self))
     }
 
     /// The messages of one type as an asynchronous sequence.
@@ -131,7 +133,7 @@ public final class Bus: Sendable {
     /// recorded as an unbalanced removal. A token from another bus is ignored.
     public func remove(_ token: ObservationToken, file: String = #fileID, line: Int = #line) {
         guard token.box.busID == ObjectIdentifier(self) else { return }
-        removeObserver(id: token.observerID, reason: .explicit, reportMissing: true, callSite: CallSite(file: file, line: line))
+        removeObserver(token.box.observer, reason: .explicit, reportMissing: true, callSite: CallSite(file: file, line: line))
     }
 
     /// Removes every observer of `owner`.
@@ -174,22 +176,23 @@ public final class Bus: Sendable {
         }
     }
 
-    func removeObserver(id: UInt64, reason: RemovalReason, reportMissing: Bool, callSite: CallSite? = nil) {
+    func removeObserver(_ observer: Observer, reason: RemovalReason, reportMissing: Bool, callSite: CallSite? = nil) {
         state.withLock { state in
-            guard let observer = state.byID[id] else {
+            guard observer.isActive.load(ordering: .relaxed) else {
                 if reportMissing {
-                    recording?.emit(.observerRemoved(observer: id, message: nil, owner: nil, reason: reason, callSite: callSite))
+                    recording?.emit(.observerRemoved(observer: observer.id, message: nil, owner: nil, reason: reason,
+                                                     callSite: callSite))
                 }
                 return
             }
             state.remove(observer)
-            recording?.emit(.observerRemoved(observer: id, message: observer.messageName,
+            recording?.emit(.observerRemoved(observer: observer.id, message: observer.messageName,
                                              owner: observer.ownerID, reason: reason, callSite: callSite))
         }
     }
 
     /// The number of registered observers.
-    public var observerCount: Int { state.withLock { $0.byID.count } }
+    public var observerCount: Int { state.withLock { $0.count } }
 
     // MARK: Posting
 
@@ -207,12 +210,11 @@ public final class Bus: Sendable {
     /// delivery, the app otherwise).
     package func post<M: BusMessage>(_ message: M, sender: AnyObject?, origin: PostOrigin?) {
         let key = ObjectIdentifier(M.self)
-        let (typed, wildcards) = state.withLock { ($0.byType[key] ?? [], $0.wildcards) }
+        let (typed, wildcards) = state.withLock { ($0.byType[key]?.items ?? [], $0.wildcards.items) }
+        guard !typed.isEmpty || !wildcards.isEmpty || recording != nil else { return }
         guard let recording else {
             if wildcards.isEmpty {
-                for observer in typed where observer.isActive.load(ordering: .acquiring) {
-                    deliver(message, to: observer, sender: sender, post: 0)
-                }
+                for case let observer? in typed { deliver(message, to: observer, sender: sender, post: 0) }
             } else {
                 merged(typed, wildcards) { deliver(message, to: $0, sender: sender, post: 0) }
             }
@@ -234,13 +236,16 @@ public final class Bus: Sendable {
 
     /// Calls `body` with the observers of both lists in registration (id) order.
     @inline(__always)
-    private func merged(_ typed: [Observer], _ wildcards: [WildcardObserver], _ body: (Observer) -> Void) {
+    private func merged(_ typed: [Observer?], _ wildcards: [Observer?], _ body: (Observer) -> Void) {
         var t = typed.startIndex, w = wildcards.startIndex
-        while t < typed.endIndex || w < wildcards.endIndex {
-            if w == wildcards.endIndex || (t < typed.endIndex && typed[t].id < wildcards[w].id) {
-                body(typed[t]); t += 1
+        while true {
+            while t < typed.endIndex && typed[t] == nil { t += 1 }
+            while w < wildcards.endIndex && wildcards[w] == nil { w += 1 }
+            if t == typed.endIndex && w == wildcards.endIndex { return }
+            if w == wildcards.endIndex || (t < typed.endIndex && typed[t]!.id < wildcards[w]!.id) {
+                body(typed[t]!); t += 1
             } else {
-                body(wildcards[w]); w += 1
+                body(wildcards[w]!); w += 1
             }
         }
     }
@@ -250,12 +255,12 @@ public final class Bus: Sendable {
         guard observer.isActive.load(ordering: .acquiring), observer.accepts(sender: sender) else { return }
         if observer.ownerID != nil, observer.owner == nil {
             recording?.emit(.skipped(post: post, observer: observer.id))
-            removeObserver(id: observer.id, reason: .ownerGone, reportMissing: false)
+            removeObserver(observer, reason: .ownerGone, reportMissing: false)
             return
         }
         recording?.emit(.delivered(post: post, observer: observer.id))
-        if let wildcard = observer as? WildcardObserver {
-            wildcard.handler(message)
+        if observer.typeKey == nil {
+            unsafeDowncast(observer, to: WildcardObserver.self).handler(message)
         } else {
             unsafeDowncast(observer, to: TypedObserver<M>.self).handler(message)
         }
@@ -314,13 +319,46 @@ struct OwnerRecord {
 }
 
 extension Bus {
+    /// The observers of one message type (or the wildcards) in registration
+    /// order. Removal leaves a hole (`nil`) so that it is O(1) and keeps the
+    /// order; the array is compacted once holes outnumber observers. A post
+    /// snapshots the array by retaining it; a change while a post holds it
+    /// copies it first (copy on write). One per message type ever observed,
+    /// kept for the bus's life so that observers can point at it.
+    final class Slots: @unchecked Sendable {
+        // @unchecked: `items`, `live` and the observers' `slot` are read and
+        // written only under the bus's lock; posts take a copy of `items`.
+        let name: String
+        var items: [Observer?] = []
+        var live = 0
+
+        init(name: String) { self.name = name }
+
+        func append(_ observer: Observer) {
+            observer.slot = items.count
+            observer.slots = self
+            items.append(observer)
+            live += 1
+        }
+
+        func remove(_ observer: Observer) {
+            items[observer.slot] = nil
+            live -= 1
+            if live == 0 {
+                items.removeAll(keepingCapacity: true)
+            } else if items.count >= 16 && live * 2 < items.count {
+                items = items.filter { $0 != nil }
+                for (index, item) in items.enumerated() { item!.slot = index }
+            }
+        }
+    }
+
     struct State {
         var nextObserverID: UInt64 = 1
         var nextOwnerID: UInt64 = 1
-        var byType: [ObjectIdentifier: [Observer]] = [:]
-        var typeKeys: [UInt64: ObjectIdentifier] = [:]
-        var wildcards: [WildcardObserver] = []
-        var byID: [UInt64: Observer] = [:]
+        var byType: [ObjectIdentifier: Slots] = [:]
+        let wildcards = Slots(name: "*")
+        var count = 0
         var owners: [ObjectIdentifier: OwnerRecord] = [:]
         private var ownerSweepThreshold = 64
 
@@ -329,30 +367,30 @@ extension Bus {
             return nextObserverID
         }
 
-        mutating func insert(_ observer: Observer, key: ObjectIdentifier) {
-            byType[key, default: []].append(observer)
-            typeKeys[observer.id] = key
-            byID[observer.id] = observer
+        /// The list of `type`'s observers, made on first use. The default `name`
+        /// builds a string from the type at every call, so it is read once, here.
+        mutating func slots<M: BusMessage>(for type: M.Type) -> Slots {
+            let key = ObjectIdentifier(type)
+            if let slots = byType[key] { return slots }
+            let slots = Slots(name: M.name)
+            byType[key] = slots
+            return slots
         }
 
-        mutating func insertWildcard(_ observer: WildcardObserver) {
-            wildcards.append(observer)
-            byID[observer.id] = observer
+        mutating func insert(_ observer: Observer, into slots: Slots) {
+            slots.append(observer)
+            count += 1
         }
 
         mutating func remove(_ observer: Observer) {
             observer.isActive.store(false, ordering: .releasing)
-            byID[observer.id] = nil
-            if let key = typeKeys.removeValue(forKey: observer.id) {
-                byType[key]?.removeAll { $0 === observer }
-                if byType[key]?.isEmpty == true { byType[key] = nil }
-            } else {
-                wildcards.removeAll { $0 === observer }
-            }
+            count -= 1
+            observer.slots?.remove(observer)
         }
 
         func observers(ownedBy ownerID: UInt64) -> [Observer] {
-            byID.values.filter { $0.ownerID == ownerID }.sorted { $0.id < $1.id }
+            (byType.values.flatMap(\.items) + wildcards.items).compactMap { $0 }
+                .filter { $0.ownerID == ownerID }.sorted { $0.id < $1.id }
         }
 
         func liveOwnerID(of owner: ObjectRef) -> UInt64? {

@@ -26,17 +26,19 @@ public struct ObservationToken: Hashable, Sendable {
 /// Removes its observer when it is deallocated, that is when the last
 /// ``ObservationToken`` holding it goes away.
 final class TokenBox: Sendable {
-    let observerID: UInt64
+    let observer: Observer
     let busID: ObjectIdentifier
     private weak let bus: Bus?
 
-    init(observerID: UInt64, bus: Bus) {
-        self.observerID = observerID
+    init(observer: Observer, bus: Bus) {
+        self.observer = observer
         self.busID = ObjectIdentifier(bus)
         self.bus = bus
     }
 
+    var observerID: UInt64 { observer.id }
+
     deinit {
-        bus?.removeObserver(id: observerID, reason: .tokenReleased, reportMissing: false)
+        bus?.removeObserver(observer, reason: .tokenReleased, reportMissing: false)
     }
 }

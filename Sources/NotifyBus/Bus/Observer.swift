@@ -5,8 +5,17 @@ import Synchronization
 /// removed during a post is not called later in that post.
 class Observer: @unchecked Sendable {
     // @unchecked: every stored property is a `let` of a Sendable type or an
-    // atomic; `weak let` references are read-only and safe to load from any thread.
+    // atomic, except `slot`, which only the bus reads and writes, under its lock;
+    // `weak let` references are read-only and safe to load from any thread.
     let id: UInt64
+    /// The message type it observes; `nil` for a wildcard.
+    let typeKey: ObjectIdentifier?
+    /// Its index in `slots`. Guarded by the bus's lock.
+    var slot = -1
+    /// The bus's list it lives in, so that removing it needs no lookup. Guarded by
+    /// the bus's lock. Unowned: the bus keeps every list for its life, and only a
+    /// live bus removes observers (a token whose bus is gone does nothing).
+    unowned(unsafe) var slots: Bus.Slots?
     let ownerID: UInt64?
     weak let owner: AnyObject?
     let senderID: ObjectIdentifier?
@@ -15,8 +24,10 @@ class Observer: @unchecked Sendable {
     let callSite: CallSite
     let isActive = Atomic<Bool>(true)
 
-    init(id: UInt64, owner: ObjectRef?, ownerID: UInt64?, sender: ObjectRef?, messageName: String?, callSite: CallSite) {
+    init(id: UInt64, typeKey: ObjectIdentifier?, owner: ObjectRef?, ownerID: UInt64?, sender: ObjectRef?,
+         messageName: String?, callSite: CallSite) {
         self.id = id
+        self.typeKey = typeKey
         self.owner = owner?.object
         self.ownerID = ownerID
         self.sender = sender?.object
@@ -41,10 +52,11 @@ final class TypedObserver<M: BusMessage>: Observer, @unchecked Sendable {
     // @unchecked: adds only an immutable Sendable closure to `Observer`.
     let handler: @Sendable (M) -> Void
 
-    init(id: UInt64, owner: ObjectRef?, ownerID: UInt64?, sender: ObjectRef?, callSite: CallSite,
+    init(id: UInt64, name: String, owner: ObjectRef?, ownerID: UInt64?, sender: ObjectRef?, callSite: CallSite,
          handler: @escaping @Sendable (M) -> Void) {
         self.handler = handler
-        super.init(id: id, owner: owner, ownerID: ownerID, sender: sender, messageName: M.name, callSite: callSite)
+        super.init(id: id, typeKey: ObjectIdentifier(M.self), owner: owner, ownerID: ownerID, sender: sender,
+                   messageName: name, callSite: callSite)
     }
 }
 
@@ -56,7 +68,7 @@ final class WildcardObserver: Observer, @unchecked Sendable {
     init(id: UInt64, owner: ObjectRef?, ownerID: UInt64?, callSite: CallSite,
          handler: @escaping @Sendable (any BusMessage) -> Void) {
         self.handler = handler
-        super.init(id: id, owner: owner, ownerID: ownerID, sender: nil, messageName: nil, callSite: callSite)
+        super.init(id: id, typeKey: nil, owner: owner, ownerID: ownerID, sender: nil, messageName: nil, callSite: callSite)
     }
 }
 

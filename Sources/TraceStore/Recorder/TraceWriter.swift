@@ -10,6 +10,8 @@ final class TraceWriter {
     private let insert: Statement
     private var strings: [String: Int64] = [:]
     private var payloads: [String: Int64] = [:]
+    /// Interned message names by type: `name`'s default builds a string per call.
+    private var messageNames: [ObjectIdentifier: Int64] = [:]
     private let encoder: JSONEncoder
     private let insertString: Statement
     private let selectString: Statement
@@ -84,7 +86,7 @@ final class TraceWriter {
             try row(seq: seq, time: time, kind: .observerRemoved, message: try message.map(string), owner: owner,
                     observer: observer, detail: try string(reason.rawValue), callsite: site)
         case .posted(let post, let message, let sender, let parent, let origin):
-            try row(seq: seq, time: time, kind: .posted, message: try string(type(of: message).name),
+            try row(seq: seq, time: time, kind: .posted, message: try messageName(type(of: message)),
                     post: post, parent: parent, sender: sender, detail: try string(origin.rawValue),
                     payload: try payload(message))
         case .delivered(let post, let observer):
@@ -125,6 +127,14 @@ final class TraceWriter {
         let code = sqlite3_step(s)
         sqlite3_reset(s)
         try db.check(code, sql: insert.sql)
+    }
+
+    private func messageName(_ type: any BusMessage.Type) throws(TraceStoreError) -> Int64 {
+        let key = ObjectIdentifier(type)
+        if let id = messageNames[key] { return id }
+        let id = try string(type.name)
+        messageNames[key] = id
+        return id
     }
 
     private func string(_ value: String) throws(TraceStoreError) -> Int64 {

@@ -1,0 +1,42 @@
+// NotifyBus benchmarks: every figure is a ratio against a baseline measured in
+// the same process, alternating rounds, because these machines are noisy.
+//
+//   swift run -c release --package-path Benchmarks notifybus-bench            # everything
+//   swift run -c release --package-path Benchmarks notifybus-bench bus        # only the bus
+//   swift run -c release --package-path Benchmarks notifybus-bench store      # recorder, analysis, replay
+//   NOTIFYBUS_BENCH_EVENTS=10000000 ... store                                 # analysis at 10M events
+import Foundation
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == "--child", arguments.count == 3 {
+    try StoreBenchmarks.child(command: arguments[1], path: arguments[2])
+    exit(0)
+}
+if arguments.first == "--profile", arguments.count == 2 {
+    // A single workload for `valgrind --tool=callgrind`, without the baseline.
+    BusBenchmarks.profile(arguments[1])
+    exit(0)
+}
+let which = Set(arguments)
+let all = which.isEmpty
+let report = Report()
+
+if all || which.contains("bus") {
+    BusBenchmarks.fanOut(report, observers: 1, iterations: 200_000)
+    BusBenchmarks.fanOut(report, observers: 10, iterations: 100_000)
+    BusBenchmarks.fanOut(report, observers: 100, iterations: 10_000)
+    BusBenchmarks.addRemove(report, iterations: 50_000)
+    BusBenchmarks.manyTypes(report, iterations: 100_000)
+    BusBenchmarks.contention(report, seconds: 1)
+}
+if all || which.contains("store") {
+    try StoreBenchmarks.postingCost(report)
+    try StoreBenchmarks.sustained(report, posts: 500_000)
+    let sizes = (ProcessInfo.processInfo.environment["NOTIFYBUS_BENCH_EVENTS"] ?? "1000000")
+        .split(separator: ",").compactMap { Int($0) }
+    for size in sizes { try StoreBenchmarks.analysis(report, events: size) }
+    try StoreBenchmarks.replay(report, stimuli: 80_000)
+}
+print()
+print(report.markdown())
+for note in report.notes { print("- " + note) }
