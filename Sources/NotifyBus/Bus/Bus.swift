@@ -210,7 +210,9 @@ public final class Bus: Sendable {
     /// delivery, the app otherwise).
     package func post<M: BusMessage>(_ message: M, sender: AnyObject?, origin: PostOrigin?) {
         let key = ObjectIdentifier(M.self)
-        let (typed, wildcards) = state.withLock { ($0.byType[key]?.items ?? [], $0.wildcards.items) }
+        let (typed, wildcards) = state.withLock { state in
+            (state.byType[key]?.items ?? [], state.wildcards.live == 0 ? [] : state.wildcards.items)
+        }
         guard !typed.isEmpty || !wildcards.isEmpty || recording != nil else { return }
         guard let recording else {
             if wildcards.isEmpty {
@@ -329,8 +331,8 @@ extension Bus {
         // @unchecked: `items`, `live` and the observers' `slot` are read and
         // written only under the bus's lock; posts take a copy of `items`.
         let name: String
-        var items: [Observer?] = []
-        var live = 0
+        @exclusivity(unchecked) var items: [Observer?] = []
+        @exclusivity(unchecked) var live = 0
 
         init(name: String) { self.name = name }
 

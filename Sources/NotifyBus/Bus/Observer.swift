@@ -11,11 +11,11 @@ class Observer: @unchecked Sendable {
     /// The message type it observes; `nil` for a wildcard.
     let typeKey: ObjectIdentifier?
     /// Its index in `slots`. Guarded by the bus's lock.
-    var slot = -1
+    @exclusivity(unchecked) var slot = -1
     /// The bus's list it lives in, so that removing it needs no lookup. Guarded by
     /// the bus's lock. Unowned: the bus keeps every list for its life, and only a
     /// live bus removes observers (a token whose bus is gone does nothing).
-    unowned(unsafe) var slots: Bus.Slots?
+    @exclusivity(unchecked) unowned(unsafe) var slots: Bus.Slots?
     let ownerID: UInt64?
     weak let owner: AnyObject?
     let senderID: ObjectIdentifier?
