@@ -1,6 +1,7 @@
 import Foundation
 import NotifyBus
 import Synchronization
+import TraceStore
 
 struct Tick: BusMessage { var n: Int }
 
@@ -10,6 +11,15 @@ struct Wrap<Inner: BusMessage>: BusMessage { var n: Int }
 enum BusBenchmarks {
     /// One workload, for profiling: `add-remove` or `post`.
     static func profile(_ workload: String) {
+        if workload == "record" {
+            let recorder = try! TraceRecorder(path: StoreBenchmarks.temporaryPath("profile"), session: SessionInfo(name: "profile"))
+            let bus = Bus(sink: recorder)
+            let token = bus.observe(Tick.self) { _ in }
+            for i in 0..<100_000 { bus.post(Tick(n: i & 1023)) }
+            try! recorder.close()
+            withExtendedLifetime(token) {}
+            return
+        }
         let bus = Bus()
         let sink = Sink()
         let keep = (0..<50).map { _ in bus.observe(Tick.self) { _ in sink.count &+= 1 } }

@@ -10,6 +10,16 @@ final class TraceWriter {
     private let insert: Statement
     private var strings: [String: Int64] = [:]
     private var payloads: [String: Int64] = [:]
+    /// Payload ids of trivially copyable messages by their bytes: such a value is
+    /// fully determined by its bytes, so a repeat needs no JSON encoding, which
+    /// costs microseconds. Padding can make equal values miss, never collide.
+    private var payloadsByBytes: [PayloadBytes: Int64] = [:]
+
+    private struct PayloadBytes: Hashable {
+        let type: ObjectIdentifier
+        let bytes: [UInt8]
+    }
+
     /// Interned message names by type: `name`'s default builds a string per call.
     private var messageNames: [ObjectIdentifier: Int64] = [:]
     private let encoder: JSONEncoder
@@ -153,6 +163,20 @@ final class TraceWriter {
     }
 
     private func payload(_ message: any BusMessage) throws(TraceStoreError) -> Int64 {
+        guard let key = Self.bytesKey(message) else { return try encodedPayload(message) }
+        if let id = payloadsByBytes[key] { return id }
+        if payloadsByBytes.count >= Self.cacheLimit { payloadsByBytes.removeAll(keepingCapacity: true) }
+        let id = try encodedPayload(message)
+        payloadsByBytes[key] = id
+        return id
+    }
+
+    private static func bytesKey<M: BusMessage>(_ message: M) -> PayloadBytes? {
+        guard _isPOD(M.self), MemoryLayout<M>.size <= 256 else { return nil }
+        return withUnsafeBytes(of: message) { PayloadBytes(type: ObjectIdentifier(M.self), bytes: Array($0)) }
+    }
+
+    private func encodedPayload(_ message: any BusMessage) throws(TraceStoreError) -> Int64 {
         let data: Data
         do {
             data = try encoder.encode(message)
