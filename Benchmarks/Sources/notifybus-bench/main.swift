@@ -4,6 +4,7 @@
 //   swift run -c release --package-path Benchmarks notifybus-bench            # everything
 //   swift run -c release --package-path Benchmarks notifybus-bench bus        # only the bus
 //   swift run -c release --package-path Benchmarks notifybus-bench store      # recorder, analysis, replay
+//   swift run -c release --package-path Benchmarks notifybus-bench recording  # only the recorder
 //   NOTIFYBUS_BENCH_EVENTS=10000000 ... store                                 # analysis at 10M events
 import Foundation
 
@@ -28,6 +29,10 @@ if all || which.contains("bus") {
     BusBenchmarks.addRemove(report, iterations: 50_000)
     BusBenchmarks.manyTypes(report, iterations: 100_000)
     BusBenchmarks.contention(report, seconds: 1)
+}
+if which.contains("recording") {
+    try StoreBenchmarks.postingCost(report)
+    try StoreBenchmarks.sustained(report, posts: 500_000)
 }
 if all || which.contains("store") {
     try StoreBenchmarks.postingCost(report)
