@@ -27,11 +27,12 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "NotifyBusTests", dependencies: ["NotifyBus"]),
-        .testTarget(name: "TraceStoreTests", dependencies: ["TraceStore", "NotifyBus", "trace-crash-child"]),
+        .testTarget(name: "NotifyBusTests", dependencies: ["NotifyBus", "TestSupport"]),
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "TraceStoreTests", dependencies: ["TraceStore", "NotifyBus", "TestSupport", "trace-crash-child"]),
         // The process the crash-safety tests kill; not a product.
         .executableTarget(name: "trace-crash-child", dependencies: ["TraceStore", "NotifyBus"], path: "Tests/CrashChild"),
-        .testTarget(name: "tracectlTests", dependencies: ["TraceStore", "NotifyBus", "tracectl"]),
+        .testTarget(name: "tracectlTests", dependencies: ["TraceStore", "NotifyBus", "TestSupport", "tracectl"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,5 +1,6 @@
 import Foundation
 import NotifyBus
+import TestSupport
 import Testing
 
 @Suite struct ScenarioParsingTests {
@@ -89,7 +90,7 @@ import Testing
     }
 
     @Test func everyExampleRuns() throws {
-        let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Examples").standardized
+        let examples = repositoryFile("Examples")
         let files = try FileManager.default.contentsOfDirectory(atPath: examples.path).filter { $0.hasSuffix(".json") }.sorted()
         #expect(files.count >= 6)
         for file in files {

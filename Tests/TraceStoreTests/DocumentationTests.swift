@@ -5,8 +5,7 @@ import Testing
 @Suite struct DocumentationTests {
     /// Every SQL example in docs/TRACE_FORMAT.md runs against a real trace and returns rows.
     @Test func traceFormatExampleQueriesRun() throws {
-        let doc = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../docs/TRACE_FORMAT.md")
-        let text = try String(contentsOf: doc.standardized, encoding: .utf8)
+        let text = try String(contentsOf: repositoryFile("docs/TRACE_FORMAT.md"), encoding: .utf8)
         let blocks = text.components(separatedBy: "```sql\n").dropFirst().map { $0.components(separatedBy: "```")[0] }
         #expect(blocks.count == 3)
         let reader = try TraceReader(path: fixture("demo"))

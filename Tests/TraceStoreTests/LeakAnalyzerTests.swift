@@ -4,9 +4,7 @@ import Testing
 @testable import TraceStore
 
 /// The repository's Examples folder.
-func examplesDirectory() -> URL {
-    URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Examples").standardized
-}
+func examplesDirectory() -> URL { repositoryFile("Examples") }
 
 /// Records an example scenario into a trace in `dir` and returns the findings.
 func findings(_ example: String, in dir: TemporaryDirectory) throws -> [LeakFinding] {

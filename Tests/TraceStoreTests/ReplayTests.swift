@@ -3,10 +3,6 @@ import NotifyBus
 import Testing
 @testable import TraceStore
 
-func fixture(_ name: String) -> String {
-    URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../Fixtures/\(name).trace").standardized.path
-}
-
 /// A small app model: it moves its form when the keyboard shows, by posting a reaction.
 final class KeyboardAvoider: TraceLabeled, @unchecked Sendable {
     // @unchecked: used from the replaying thread only.

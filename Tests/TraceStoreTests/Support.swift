@@ -1,4 +1,5 @@
 import Foundation
+@_exported import TestSupport
 import NotifyBus
 @testable import TraceStore
 
@@ -7,33 +8,6 @@ struct Ping: BusMessage, Equatable { var n: Int }
 final class Owner: TraceLabeled, Sendable {
     let traceLabel: String
     init(_ label: String) { traceLabel = label }
-}
-
-/// A directory removed when the value is released: one per test.
-final class TemporaryDirectory: Sendable {
-    let path: String
-
-    init() throws {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("notifybus-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        path = url.path
-    }
-
-    func file(_ name: String) -> String { path + "/" + name }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-}
-
-/// The directory holding the built products (the test bundle, tracectl, the crash child).
-func productsDirectory() -> URL {
-    let executable = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-        ?? CommandLine.arguments[0])
-    var directory = executable.deletingLastPathComponent()
-    // On macOS the test bundle is a directory: climb out of it.
-    while directory.pathExtension == "xctest" || directory.lastPathComponent == "MacOS" || directory.lastPathComponent == "Contents" {
-        directory.deleteLastPathComponent()
-    }
-    return directory
 }
 
 /// Records a short session with a screen observing pings.

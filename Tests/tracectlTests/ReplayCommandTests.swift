@@ -1,10 +1,6 @@
 import Foundation
 import Testing
 
-func fixture(_ name: String) -> String {
-    URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../Fixtures/\(name).trace").standardized.path
-}
-
 @Suite struct ReplayCommandTests {
     @Test func goldenTraceReplaysEqual() throws {
         let run = try tracectl("replay", fixture("seed000-keyboard-leak"))

@@ -1,4 +1,5 @@
 import Foundation
+@_exported import TestSupport
 import Testing
 
 /// The result of running the built `tracectl`.
@@ -9,32 +10,7 @@ struct Run {
 }
 
 /// A temporary directory for one test.
-final class Scratch {
-    let path: String
-
-    init() throws {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("tracectl-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    func file(_ name: String) -> String { path + "/" + name }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-}
-
-func productsDirectory() -> URL {
-    let executable = URL(fileURLWithPath: (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-        ?? CommandLine.arguments[0])
-    var directory = executable.deletingLastPathComponent()
-    while directory.pathExtension == "xctest" || directory.lastPathComponent == "MacOS" || directory.lastPathComponent == "Contents" {
-        directory.deleteLastPathComponent()
-    }
-    return directory
-}
-
-func example(_ name: String) -> String {
-    URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Examples/\(name).json").standardized.path
-}
+typealias Scratch = TemporaryDirectory
 
 /// Runs `tracectl` with `arguments` in `directory` and waits for it.
 @discardableResult

@@ -11,6 +11,7 @@ struct Wrap<Inner: BusMessage>: BusMessage { var n: Int }
 enum BusBenchmarks {
     /// One workload, for profiling: `add-remove` or `post`.
     static func profile(_ workload: String) {
+        precondition(["add-remove", "post", "record"].contains(workload), "workloads: add-remove, post, record")
         if workload == "record" {
             let recorder = try! TraceRecorder(path: StoreBenchmarks.temporaryPath("profile"), session: SessionInfo(name: "profile"))
             let bus = Bus(sink: recorder)

@@ -1,3 +1,5 @@
+import NotifyBus
+
 /// Finds the leak rules' findings in one streaming pass over a session.
 ///
 /// Memory grows with live observers, owners and findings, never with the
@@ -32,10 +34,7 @@ public struct LeakAnalyzer {
     }
 
     /// The messages whose delivery to a screen off screen is a finding.
-    public static let onScreenMessages: Set<String> = [
-        "keyboardWillShow", "keyboardDidShow", "keyboardWillHide", "keyboardDidHide",
-        "keyboardWillChangeFrame", "keyboardDidChangeFrame", "orientationDidChange",
-    ]
+    public static let onScreenMessages: Set<String> = MessageCatalog.keyboardNames.union([OrientationDidChange.name])
 
     /// An analyzer for `rules` (every rule by default).
     public init(rules: Set<LeakRule> = Set(LeakRule.allCases)) {
