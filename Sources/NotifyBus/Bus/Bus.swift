@@ -301,6 +301,9 @@ public final class Bus: Sendable {
 }
 
 /// An object that names itself in traces, such as a screen called "Login".
+///
+/// The bus reads these properties once, when it first sees the object, while
+/// holding its lock: they must be cheap and must not call into the bus.
 public protocol TraceLabeled: AnyObject {
     /// The label recorded when the object is first seen by a bus.
     var traceLabel: String { get }

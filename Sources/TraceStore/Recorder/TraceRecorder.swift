@@ -70,6 +70,9 @@ public final class TraceRecorder: TraceSink, Sendable {
     }
 
     /// Queues one event; waits only if the buffer is full.
+    ///
+    /// The session ends at ``close()``: events recorded after it (an app model
+    /// tearing down, say) are not part of the session and are ignored.
     public func record(_ event: TraceEvent) {
         queue.append(event)
     }
