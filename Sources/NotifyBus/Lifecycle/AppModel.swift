@@ -285,7 +285,7 @@ public final class AppModel {
     public func rotate(to device: DeviceOrientation) throws(NotifyBusError) {
         guard root != nil else { throw NotifyBusError("the app is not launched") }
         deviceOrientation = device
-        if let wanted = device.interfaceOrientation, topLeaf.effectiveOrientations.supports(wanted) {
+        if let wanted = device.interfaceOrientation, let leaf = topLeaf, leaf.effectiveOrientations.supports(wanted) {
             interfaceOrientation = wanted
         }
         record(.rotate, on: application, detail: "device \(device) interface \(interfaceOrientation)")
@@ -379,9 +379,10 @@ public final class AppModel {
         return visible
     }
 
-    /// The screen the user interacts with: the top presented one, or the root's visible leaf.
-    public var topLeaf: Screen {
-        presentations.last?.navigation.top ?? root?.leaf ?? main ?? Screen(name: "none")
+    /// The screen the user interacts with: the top presented one, or the root's visible leaf;
+    /// `nil` before launch.
+    public var topLeaf: Screen? {
+        presentations.last?.navigation.top ?? root?.leaf
     }
 
     /// The live screen called `name` that is in the hierarchy, the most recent one first.

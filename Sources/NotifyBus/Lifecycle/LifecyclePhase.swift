@@ -26,12 +26,4 @@ public enum LifecyclePhase: String, Codable, Sendable, CaseIterable {
     case rotate
     case keyboard
     case wait
-
-    /// Whether the phase is one of a screen's own callbacks.
-    public var isCallback: Bool {
-        switch self {
-        case .`init`, .viewDidLoad, .viewWillAppear, .viewDidAppear, .viewWillDisappear, .viewDidDisappear, .`deinit`: true
-        default: false
-        }
-    }
 }

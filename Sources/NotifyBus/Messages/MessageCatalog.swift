@@ -13,9 +13,4 @@ public enum MessageCatalog {
         KeyboardWillShow.name, KeyboardDidShow.name, KeyboardWillHide.name, KeyboardDidHide.name,
         KeyboardWillChangeFrame.name, KeyboardDidChangeFrame.name,
     ]
-
-    /// The activity messages.
-    public static let activityNames: Set<String> = [
-        WillResignActive.name, DidBecomeActive.name, DidEnterBackground.name, WillEnterForeground.name,
-    ]
 }

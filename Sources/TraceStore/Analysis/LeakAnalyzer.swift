@@ -59,7 +59,7 @@ public struct LeakAnalyzer {
             if let new = event.observer, event.owner != nil {
                 let key = Registration(owner: event.owner, message: event.message, sender: event.sender, callSite: event.callSite)
                 if registrations[key, default: 0] > 0 {
-                    add(make(.duplicateRegistration, observer: TraceState.Observer(
+                    findings.append(make(.duplicateRegistration, observer: TraceState.Observer(
                         id: new, message: event.message, owner: event.owner, sender: event.sender,
                         callSite: event.callSite ?? "?", addedAt: event.seq), seq: event.seq))
                 }
@@ -84,7 +84,7 @@ public struct LeakAnalyzer {
                 finding.addedAt = earlier?.addedAt
                 finding.fingerprint = LeakFinding.fingerprint(rule: .unbalancedRemoval, message: finding.message,
                                                               ownerType: finding.ownerType, callSite: finding.callSite)
-                add(finding)
+                findings.append(finding)
             } else if let observer = known {
                 let key = Registration(owner: observer.owner, message: observer.message, sender: observer.sender,
                                        callSite: observer.callSite)
@@ -114,7 +114,8 @@ public struct LeakAnalyzer {
         }
         state.apply(event)
         if event.kind == .lifecycle, event.detail == "deinit", let owner = event.owner {
-            for observer in state.liveObservers where observer.owner == owner {
+            let owned = state.observers.values.filter { $0.owner == owner }.sorted { $0.id < $1.id }
+            for observer in owned {
                 outlives(observer, seq: event.seq, released: true)
             }
         }
@@ -129,14 +130,11 @@ public struct LeakAnalyzer {
         return findings.filter { rules.contains($0.rule) }.sorted { ($0.seq, $0.rule.rawValue) < ($1.seq, $1.rule.rawValue) }
     }
 
-    /// The state folded so far.
-    public var currentState: TraceState { state }
-
     private mutating func outlives(_ observer: TraceState.Observer, seq: UInt64, released: Bool) {
         guard outlived.insert(observer.id).inserted else { return }
         var finding = make(.observerOutlivesOwner, observer: observer, seq: seq)
         finding.ownerReleased = released
-        add(finding)
+        findings.append(finding)
     }
 
     private mutating func gather(_ rule: LeakRule, observer: TraceState.Observer, delivery: FindingDelivery, seq: UInt64) {
@@ -152,10 +150,6 @@ public struct LeakAnalyzer {
         finding.deliveriesAfter = [delivery]
         finding.deliveryCount = 1
         open[key] = findings.count
-        findings.append(finding)
-    }
-
-    private mutating func add(_ finding: LeakFinding) {
         findings.append(finding)
     }
 

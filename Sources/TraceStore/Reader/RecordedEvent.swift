@@ -22,6 +22,12 @@ public struct RecordedEvent: Sendable, Hashable {
     /// The message's JSON (posts) or the responders tried (actions).
     public var payload: String?
 
+    /// For `actionRouted`: the owner ids of the responders tried, in order.
+    public var triedResponders: [UInt64] {
+        guard kind == .actionRouted, let payload else { return [] }
+        return payload.split(whereSeparator: { $0 == "[" || $0 == "]" || $0 == "," }).compactMap { UInt64($0) }
+    }
+
     public init(session: Int64, seq: UInt64, time: UInt64, kind: EventKind, message: String? = nil,
                 owner: UInt64? = nil, observer: UInt64? = nil, post: UInt64? = nil, parent: UInt64? = nil,
                 sender: UInt64? = nil, detail: String? = nil, note: String? = nil, callSite: String? = nil,

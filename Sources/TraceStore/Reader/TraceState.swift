@@ -1,3 +1,5 @@
+import NotifyBus
+
 /// The state of a session at one point of its log: a fold over the events before it.
 ///
 /// Nothing else is authoritative: ``apply(_:)`` is the only way state changes,
@@ -73,10 +75,9 @@ public struct TraceState: Sendable {
             if let id = event.observer { observers[id] = nil }
         case .posted:
             switch event.message {
-            case "willResignActive": applicationState = .inactive
-            case "didEnterBackground": applicationState = .background
-            case "willEnterForeground": applicationState = .inactive
-            case "didBecomeActive": applicationState = .active
+            case WillResignActive.name, WillEnterForeground.name: applicationState = .inactive
+            case DidEnterBackground.name: applicationState = .background
+            case DidBecomeActive.name: applicationState = .active
             default: break
             }
         case .lifecycle:

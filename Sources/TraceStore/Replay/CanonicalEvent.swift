@@ -73,8 +73,7 @@ struct Canonicalizer {
         case .lifecycle:
             return "\(owner(e.owner)) \(e.detail ?? "?")" + (e.note.map { " \($0)" } ?? "")
         case .actionRouted:
-            let tried = (e.payload ?? "").trimmingCharacters(in: ["[", "]"]).split(separator: ",")
-                .compactMap { UInt64($0) }.map(owner).joined(separator: ",")
+            let tried = e.triedResponders.map(owner).joined(separator: ",")
             return "action \(e.detail ?? "?") from \(owner(e.sender)) tried \(tried) -> \(e.owner.map(owner) ?? "nobody")"
         case .bridgeRejected:
             return "rejected \(e.message ?? "?"): \(e.note ?? "")"
@@ -84,14 +83,5 @@ struct Canonicalizer {
     private func owner(_ id: UInt64?) -> String {
         guard let id else { return "-" }
         return owners[id] ?? "#\(id)"
-    }
-}
-
-extension String {
-    func trimmingCharacters(in set: Set<Character>) -> String {
-        var text = Substring(self)
-        while let first = text.first, set.contains(first) { text = text.dropFirst() }
-        while let last = text.last, set.contains(last) { text = text.dropLast() }
-        return String(text)
     }
 }

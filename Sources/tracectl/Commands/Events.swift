@@ -156,7 +156,6 @@ struct EventDescriber {
     }
 
     private func tried(_ e: RecordedEvent) -> [String] {
-        guard let payload = e.payload else { return [] }
-        return payload.trimmingCharacters(in: ["[", "]"]).split(separator: ",").compactMap { UInt64($0) }.map { label($0) ?? "?" }
+        e.triedResponders.map { label($0) ?? "?" }
     }
 }

@@ -12,13 +12,10 @@ extension TraceCtl {
                 """
         )
 
-        @Argument(help: "The trace file.", completion: .file(extensions: ["trace"]))
-        var trace: String
-
-        @Option(help: "Output format: text or json.")
-        var format: OutputFormat = .text
+        @OptionGroup var options: TraceFileOptions
 
         func run() throws {
+            let (trace, format) = (options.trace, options.format)
             let reader = try openTrace(trace)
             let sessions = try reportingErrors { try reader.sessions() }
             let out = Output()

@@ -14,13 +14,10 @@ extension TraceCtl {
                 """
         )
 
-        @Argument(help: "The trace file.", completion: .file(extensions: ["trace"]))
-        var trace: String
-
-        @Option(help: "Output format: text or json.")
-        var format: OutputFormat = .text
+        @OptionGroup var options: TraceFileOptions
 
         func run() throws {
+            let (trace, format) = (options.trace, options.format)
             let reader = try openTrace(trace)
             let result = try reportingErrors { try TraceVerification.run(reader) }
             let out = Output()
