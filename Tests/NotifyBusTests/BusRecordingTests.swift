@@ -53,11 +53,14 @@ import Testing
         let bus = Bus()
         #expect(!bus.isRecording)
         let log = Log<Int>()
+        let owner = Owner()
+        let live = bus.observe(Ping.self, owner: owner) { log.append($0.n * 10) }
         let token = bus.observe(Ping.self, owner: Owner()) { log.append($0.n) }
         bus.post(Ping(n: 1))
-        // The owner was a temporary: gone, so skipped even without recording.
-        #expect(log.all.isEmpty)
-        #expect(bus.observerCount == 0)
-        _ = token
+        // The live owner's observer runs; the second owner was a temporary:
+        // gone, so skipped and removed even without recording.
+        #expect(log.all == [10])
+        #expect(bus.observerCount == 1)
+        _ = (token, live, owner)
     }
 }
