@@ -20,7 +20,7 @@ import Testing
         ])
         #expect(events[0].time == 0)
         #expect(events[2].time == 1_500_000_000)
-        if case .observerAdded(_, _, _, _, let callSite) = events[1].kind {
+        if case .observerAdded(_, _, _, _, let callSite, _, _, _) = events[1].kind {
             #expect(callSite.line == 42)
             #expect(callSite.file.hasSuffix("BusRecordingTests.swift"))
         } else {

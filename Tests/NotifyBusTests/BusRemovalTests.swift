@@ -13,7 +13,7 @@ import Testing
         #expect(log.all.isEmpty)
         #expect(bus.observerCount == 0)
         let removals = sink.events.map(describe).filter { $0.hasPrefix("remove") }
-        #expect(removals == ["remove 1 Ping explicit", "remove 1 ? explicit"])
+        #expect(removals == ["remove 1 Ping explicit", "remove 1 Ping explicit"])
     }
 
     @Test func tokenFromAnotherBusIsIgnored() {
@@ -106,7 +106,7 @@ import Testing
         #expect(sink.events.map(describe) == [
             "owner 1 screen", "add 1 Ping owner:1",
             "post 1 Ping parent:- app", "deliver 1->1",
-            "post 2 Ping parent:- app", "skip 2->1", "remove 1 Ping ownerGone",
+            "post 2 Ping parent:- app", "released 1", "skip 2->1", "remove 1 Ping ownerGone",
             "post 3 Ping parent:- app",
         ])
         _ = token

@@ -25,7 +25,7 @@ final class Harness {
             var line: String?
             switch event.kind {
             case .ownerRegistered(let owner, _, let label): labels[owner] = label
-            case .observerAdded(let observer, let message, let owner, _, _):
+            case .observerAdded(let observer, let message, let owner, _, _, _, _, _):
                 observerOwner[observer] = owner
                 line = "add \(message ?? "*") \(owner.flatMap { labels[$0] } ?? "-")"
             case .observerRemoved(let observer, let message, let owner, let reason, _):
@@ -44,6 +44,12 @@ final class Harness {
                 line = "action \(action) tried \(tried.map { labels[$0] ?? "?" }.joined(separator: ",")) -> \(handler.flatMap { labels[$0] } ?? "nobody")"
             case .bridgeRejected(let name, _):
                 line = "rejected \(name)"
+            case .ownerAttached(let owner, let host):
+                line = "attach \(labels[owner] ?? "?") to \(labels[host] ?? "?")"
+            case .ownerReleased(let owner, _):
+                line = "released \(labels[owner] ?? "?")"
+            case .trapped(let post, let observer, _):
+                line = "trap \(messages[post] ?? "?") -> #\(observerOwner[observer].map(String.init) ?? "?")"
             }
             guard index >= mark, let line else { continue }
             if lifecycleOnly, case .lifecycle = event.kind {} else if lifecycleOnly { continue }

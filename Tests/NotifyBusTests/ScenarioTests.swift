@@ -77,7 +77,7 @@ import Testing
         let h = try run(ScenarioParsingTests.valid.replacingOccurrences(of: #""push": "Login"}, {"keyboard""#,
                                                                          with: #""push": "Login"}, {"interrupt": {}}, {"keyboard""#))
         let sites = h.sink.events.compactMap { event -> String? in
-            if case .observerAdded(_, "keyboardWillShow", _, _, let site) = event.kind { site.description } else { nil }
+            if case .observerAdded(_, "keyboardWillShow", _, _, let site, _, _, _) = event.kind { site.description } else { nil }
         }
         #expect(sites == ["s.json: screens.Login.observers[0]"])
     }

@@ -18,7 +18,7 @@ final class Log<T: Sendable>: Sendable {
 func describe(_ event: TraceEvent) -> String {
     switch event.kind {
     case .ownerRegistered(let owner, _, let label): "owner \(owner) \(label)"
-    case .observerAdded(let observer, let message, let owner, _, _):
+    case .observerAdded(let observer, let message, let owner, _, _, _, _, _):
         "add \(observer) \(message ?? "*") owner:\(owner.map(String.init) ?? "-")"
     case .observerRemoved(let observer, let message, _, let reason, _):
         "remove \(observer.map(String.init) ?? "-") \(message ?? "?") \(reason.rawValue)"
@@ -30,5 +30,8 @@ func describe(_ event: TraceEvent) -> String {
     case .actionRouted(let action, _, let tried, let handler):
         "action \(action) tried:\(tried) handler:\(handler.map(String.init) ?? "-")"
     case .bridgeRejected(let name, let reason): "rejected \(name): \(reason)"
+    case .ownerAttached(let owner, let host): "attach \(owner) to \(host)"
+    case .ownerReleased(let owner, let retainedBy): "released \(owner)\(retainedBy.map { " kept by \($0)" } ?? "")"
+    case .trapped(let post, let observer, let reason): "trap \(post)->\(observer) \(reason.rawValue)"
     }
 }

@@ -7,7 +7,7 @@ import Testing
     @Test func traceFormatExampleQueriesRun() throws {
         let text = try String(contentsOf: repositoryFile("docs/TRACE_FORMAT.md"), encoding: .utf8)
         let blocks = text.components(separatedBy: "```sql\n").dropFirst().map { $0.components(separatedBy: "```")[0] }
-        #expect(blocks.count == 3)
+        #expect(blocks.count == 4)
         let reader = try TraceReader(path: fixture("demo"))
         for sql in blocks {
             var rows = 0

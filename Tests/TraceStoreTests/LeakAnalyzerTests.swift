@@ -27,7 +27,7 @@ func findings(_ example: String, in dir: TemporaryDirectory) throws -> [LeakFind
         #expect(outlives.allSatisfy { $0.owner == "Login" && $0.ownerReleased == true && $0.ownerGoneAt != nil })
         let after = try #require(all.first { $0.rule == .deliveryAfterOwnerGone })
         #expect(after.message == "keyboardWillShow")
-        #expect(after.deliveriesAfter.map(\.outcome) == ["skipped"])
+        #expect(after.deliveriesAfter.map(\.outcome) == [.skipped])
         #expect(after.deliveryCount == 1)
         #expect(after.seq > after.ownerGoneAt!)
         // Seed 000 removes on resign-active what it only added on become-active.
@@ -63,7 +63,7 @@ func findings(_ example: String, in dir: TemporaryDirectory) throws -> [LeakFind
         #expect(outlives.owner == "Photo")
         #expect(outlives.ownerReleased == false)
         let deliveries = try #require(all.first { $0.rule == .deliveryAfterOwnerGone })
-        #expect(deliveries.deliveriesAfter.map(\.outcome) == ["delivered"])
+        #expect(deliveries.deliveriesAfter.map(\.outcome) == [.delivered])
     }
 
     @Test func duplicateRegistrationIsFound() throws {

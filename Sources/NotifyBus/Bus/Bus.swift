@@ -10,8 +10,10 @@ import Synchronization
 ///   lock released. An observer removed during a post is not called later in
 ///   that post; one added during a post is not called in it. Handlers may post;
 ///   such posts are recorded with their parent.
-/// - Owners are held weakly. A post that finds an observer's owner gone skips
-///   it, records the skip and removes the observer.
+/// - Owners are held weakly. What a post does once an observer's owner is gone
+///   depends on the observer's ``ObserverKind``: a token or (modern) selector
+///   observer is skipped and removed, a `weak` block still runs, an `unowned`
+///   block or a legacy selector observer traps; all of it is recorded.
 /// - With a ``TraceSink`` every add, remove, post, delivery and skip is
 ///   recorded in order; without one, recording costs a branch.
 ///
@@ -27,10 +29,13 @@ import Synchronization
 public final class Bus: Sendable {
     private let state = Locked(State())
     private let recording: Recording?
+    /// What a post does with a selector observer whose target was deallocated.
+    public let selectorSemantics: SelectorSemantics
 
     /// A bus that records nothing.
-    public init() {
+    public init(selectorSemantics: SelectorSemantics = .modern) {
         recording = nil
+        self.selectorSemantics = selectorSemantics
     }
 
     /// A bus that records every event into `sink`.
@@ -38,16 +43,32 @@ public final class Bus: Sendable {
     /// - Parameters:
     ///   - sink: Receives the events, in sequence order.
     ///   - clock: Stamps the events; monotonic time since the bus was made by default.
-    public init(sink: any TraceSink, clock: TraceClock = .monotonic()) {
+    ///   - selectorSemantics: What a post does with a selector observer whose target is gone;
+    ///     give the recorder's session the same value, so that the trace says which was in force.
+    public init(sink: any TraceSink, clock: TraceClock = .monotonic(), selectorSemantics: SelectorSemantics = .modern) {
         recording = Recording(sink: sink, clock: clock)
+        self.selectorSemantics = selectorSemantics
+    }
+
+    deinit {
+        // Observers point at their lists and the lists at the observers: break the
+        // cycles, and release the observers (and the owners strong blocks hold) unlocked.
+        let lists = state.withLock { state in Array(state.byType.values) + Array(state.byName.values) + [state.wildcards] }
+        var released: [Observer?] = []
+        for slots in lists {
+            released.append(contentsOf: slots.items)
+            slots.items = []
+        }
+        for case let observer? in released { observer.slots = nil }
     }
 
     /// Whether this bus records its events.
     public var isRecording: Bool { recording != nil }
 
-    // MARK: Observing
+    // MARK: Token observers
 
-    /// Adds an observer of one message type.
+    /// Adds an observer of one message type: the typed-token kind, like SF-0011's
+    /// `addObserver(of:for:using:)`.
     ///
     /// - Parameters:
     ///   - type: The message type to observe.
@@ -65,21 +86,21 @@ public final class Bus: Sendable {
         file: String = #fileID, line: Int = #line,
         _ handler: @escaping @Sendable (M) -> Void
     ) -> ObservationToken {
-        let callSite = CallSite(file: file, line: line)
-        let owner = owner.map(ObjectRef.init), sender = sender.map(ObjectRef.init)
-        let observer = state.withLock { state -> Observer in
-            let id = state.takeObserverID()
-            let ownerID = owner.map { registerOwner($0, in: &state) }
-            let senderID = sender.map { registerOwner($0, in: &state) }
-            let slots = state.slots(for: M.self)
-            let name = slots.name
-            let observer = TypedObserver<M>(id: id, name: name, owner: owner, ownerID: ownerID, sender: sender,
-                                            callSite: callSite, handler: handler)
-            state.insert(observer, into: slots)
-            recording?.emit(.observerAdded(observer: id, message: name, owner: ownerID,
-                                           sender: senderID, callSite: callSite))
-            return observer
-        }
+        let observer = add(M.self, named: nil, sender: sender, owner: owner, kind: .token,
+                           callSite: CallSite(file: file, line: line), handler: handler)
+        return ObservationToken(box: TokenBox(observer: observer, bus: self))
+    }
+
+    /// Adds a token observer of the named message `name`.
+    ///
+    /// - Returns: A token; the observer is removed when its last copy is released.
+    public func observe(
+        named name: String, sender: AnyObject? = nil, owner: AnyObject? = nil,
+        file: String = #fileID, line: Int = #line,
+        _ handler: @escaping @Sendable (NamedMessage) -> Void
+    ) -> ObservationToken {
+        let observer = add(NamedMessage.self, named: name, sender: sender, owner: owner, kind: .token,
+                           callSite: CallSite(file: file, line: line), handler: handler)
         return ObservationToken(box: TokenBox(observer: observer, bus: self))
     }
 
@@ -102,9 +123,11 @@ public final class Bus: Sendable {
             let ownerID = owner.map { registerOwner($0, in: &state) }
             let observer = WildcardObserver(id: id, owner: owner, ownerID: ownerID, callSite: callSite, handler: handler)
             state.insert(observer, into: state.wildcards)
-            recording?.emit(.observerAdded(observer: id, message: nil, owner: ownerID, sender: nil, callSite: callSite))
+            recording?.emit(.observerAdded(observer: id, message: nil, owner: ownerID, sender: nil, callSite: callSite),
+                            in: &state)
             return observer
         }
+        sweepOwnersIfDue()
         return ObservationToken(box: TokenBox(observer: observer, bus: self))
     }
 
@@ -125,6 +148,118 @@ public final class Bus: Sendable {
         return stream
     }
 
+    // MARK: Block observers
+
+    /// Adds a block observer: Foundation's `addObserver(forName:object:queue:using:)`.
+    ///
+    /// The bus keeps the block until ``removeObserver(_:file:line:)-(BlockObservation,_,_)``
+    /// is called with the returned observation. `capture` says how the block holds
+    /// `owner`, as its capture list would:
+    /// - ``BlockCapture/strong``: the bus keeps `owner` alive while the block is
+    ///   registered (a cycle through the center); a sweep that finds nothing else
+    ///   holding it records that the block retains it.
+    /// - ``BlockCapture/weak``: after `owner` is gone the block still runs, and each
+    ///   run is recorded.
+    /// - ``BlockCapture/unowned``: the first post after `owner` is gone is recorded
+    ///   as a trap and the block is not called.
+    ///
+    /// ```swift
+    /// observation = bus.addObserver(forName: KeyboardWillShow.self, owner: self, capture: .weak) { note in
+    ///     print("keyboard to", note.endFrame)
+    /// }
+    /// ```
+    /// - Returns: The observation; releasing it does not remove the block.
+    public func addObserver<M: BusMessage, Owner: AnyObject>(
+        forName type: M.Type, object sender: AnyObject? = nil, owner: Owner, capture: BlockCapture,
+        file: String = #fileID, line: Int = #line, using handler: @escaping @Sendable (M) -> Void
+    ) -> BlockObservation {
+        let observer = add(M.self, named: nil, sender: sender, owner: owner, kind: .block, capture: capture,
+                           callSite: CallSite(file: file, line: line), handler: handler)
+        return BlockObservation(observer: observer, bus: self)
+    }
+
+    /// Adds a block observer of the named message `name`; see
+    /// ``addObserver(forName:object:owner:capture:file:line:using:)-(M.Type,_,_,_,_,_,_)``.
+    public func addObserver<Owner: AnyObject>(
+        forName name: String, object sender: AnyObject? = nil, owner: Owner, capture: BlockCapture,
+        file: String = #fileID, line: Int = #line, using handler: @escaping @Sendable (NamedMessage) -> Void
+    ) -> BlockObservation {
+        let observer = add(NamedMessage.self, named: name, sender: sender, owner: owner, kind: .block, capture: capture,
+                           callSite: CallSite(file: file, line: line), handler: handler)
+        return BlockObservation(observer: observer, bus: self)
+    }
+
+    // MARK: Selector observers
+
+    /// Adds a selector observer: Foundation's `addObserver(_:selector:name:object:)`.
+    ///
+    /// `target` is held weakly and is the owner. Under ``SelectorSemantics/modern`` a
+    /// post that finds it deallocated drops the observer silently; under
+    /// ``SelectorSemantics/legacy`` that post is recorded as a trap. Adding the same
+    /// target and selector twice registers it twice.
+    ///
+    /// ```swift
+    /// bus.addObserver(self, selector: "keyboardWillShow:", name: KeyboardWillShow.self,
+    ///                 action: LoginScreen.keyboardWillShow)
+    /// ```
+    /// - Parameters:
+    ///   - target: The observer, held weakly.
+    ///   - selector: The action's name, recorded so that one handler registered for
+    ///     two names can be recognised.
+    ///   - name: The message type.
+    ///   - sender: Only posts from this object, when given.
+    ///   - action: The method called on `target`.
+    public func addObserver<Target: AnyObject, M: BusMessage>(
+        _ target: Target, selector: String, name: M.Type, object sender: AnyObject? = nil,
+        file: String = #fileID, line: Int = #line, action: @escaping @Sendable (Target) -> (M) -> Void
+    ) {
+        _ = add(M.self, named: nil, sender: sender, owner: target, kind: .selector, handlerName: selector,
+                callSite: CallSite(file: file, line: line), handler: { _ in },
+                action: { object, message in action(unsafeDowncast(object, to: Target.self))(message) })
+    }
+
+    /// Adds a selector observer of the named message `name`.
+    public func addObserver<Target: AnyObject>(
+        _ target: Target, selector: String, name: String, object sender: AnyObject? = nil,
+        file: String = #fileID, line: Int = #line, action: @escaping @Sendable (Target) -> (NamedMessage) -> Void
+    ) {
+        _ = add(NamedMessage.self, named: name, sender: sender, owner: target, kind: .selector, handlerName: selector,
+                callSite: CallSite(file: file, line: line), handler: { _ in },
+                action: { object, message in action(unsafeDowncast(object, to: Target.self))(message) })
+    }
+
+    /// Registers an observer of `M` (or of the named message `name`), recording it.
+    private func add<M: BusMessage, Owner: AnyObject>(
+        _ type: M.Type, named name: String?, sender: AnyObject?, owner: Owner?, kind: ObserverKind,
+        capture: BlockCapture? = nil, handlerName: String? = nil, callSite: CallSite,
+        handler: @escaping @Sendable (M) -> Void, action: (@Sendable (AnyObject, M) -> Void)? = nil
+    ) -> Observer {
+        let ownerRef = owner.map { ObjectRef(object: $0) }, senderRef = sender.map(ObjectRef.init)
+        let observer = state.withLock { state -> Observer in
+            let id = state.takeObserverID()
+            let ownerID = ownerRef.map { registerOwner($0, in: &state) }
+            let senderID = senderRef.map { registerOwner($0, in: &state) }
+            let slots = name.map { state.slots(named: $0) } ?? state.slots(for: M.self)
+            var retainer: OwnerRetainer?
+            if capture == .strong, let owner, let ownerID {
+                let shared = state.retainers[ownerID] ?? TypedOwnerRetainer(owner)
+                shared.count += 1
+                state.retainers[ownerID] = shared
+                retainer = shared
+            }
+            let observer = TypedObserver<M>(id: id, name: slots.name, owner: ownerRef, ownerID: ownerID, sender: senderRef,
+                                            callSite: callSite, kind: kind, capture: capture, retainer: retainer,
+                                            handler: handler, action: action)
+            state.insert(observer, into: slots)
+            recording?.emit(.observerAdded(observer: id, message: slots.name, owner: ownerID, sender: senderID,
+                                           callSite: callSite, kind: kind, capture: capture, handler: handlerName),
+                            in: &state)
+            return observer
+        }
+        sweepOwnersIfDue()
+        return observer
+    }
+
     // MARK: Removing
 
     /// Removes the observer of `token`.
@@ -132,62 +267,138 @@ public final class Bus: Sendable {
     /// Removing an observer that is no longer registered changes nothing and is
     /// recorded as an unbalanced removal. A token from another bus is ignored.
     public func remove(_ token: ObservationToken, file: String = #fileID, line: Int = #line) {
-        guard token.box.busID == ObjectIdentifier(self) else { return }
+        guard token.box.bus === self else { return }
         removeObserver(token.box.observer, reason: .explicit, reportMissing: true, callSite: CallSite(file: file, line: line))
     }
 
-    /// Removes every observer of `owner`.
+    /// Removes a block observer: Foundation's `removeObserver(token)`.
+    ///
+    /// Removing it twice changes nothing and is recorded as an unbalanced removal;
+    /// an observation from another bus is ignored.
+    public func removeObserver(_ observation: BlockObservation, file: String = #fileID, line: Int = #line) {
+        guard observation.bus === self else { return }
+        removeObserver(observation.observer, reason: .explicit, reportMissing: true, callSite: CallSite(file: file, line: line))
+    }
+
+    /// Removes the selector observers of `target`: Foundation's `removeObserver(self)`.
+    ///
+    /// Like Foundation, it removes every selector observer added for `target`,
+    /// whoever added it, and no block or token observer: those go only through
+    /// their observation or token. Given a ``BlockObservation``, it removes that block.
+    /// A call that removes nothing is recorded, so that a removal that misses a
+    /// block observer shows in the trace.
+    public func removeObserver(_ target: AnyObject, file: String = #fileID, line: Int = #line) {
+        if let observation = target as? BlockObservation {
+            removeObserver(observation, file: file, line: line)
+            return
+        }
+        removeSelectors(of: target, named: nil, sender: nil, callSite: CallSite(file: file, line: line))
+    }
+
+    /// Removes the selector observers of `target` for messages of type `name`
+    /// (from `sender`, when given): Foundation's `removeObserver(_:name:object:)`.
+    ///
+    /// Block and token observers are not removed. A call that removes nothing is
+    /// recorded with the name it asked for.
+    public func removeObserver<M: BusMessage>(
+        _ target: AnyObject, name: M.Type, object sender: AnyObject? = nil, file: String = #fileID, line: Int = #line
+    ) {
+        let slotsName = state.withLock { $0.slots(for: M.self).name }
+        removeSelectors(of: target, named: slotsName, sender: sender, callSite: CallSite(file: file, line: line))
+    }
+
+    /// Removes the selector observers of `target` for the named message `name`.
+    public func removeObserver(
+        _ target: AnyObject, name: String, object sender: AnyObject? = nil, file: String = #fileID, line: Int = #line
+    ) {
+        removeSelectors(of: target, named: name, sender: sender, callSite: CallSite(file: file, line: line))
+    }
+
+    private func removeSelectors(of target: AnyObject, named name: String?, sender: AnyObject?, callSite: CallSite) {
+        let ref = ObjectRef(object: target)
+        let senderKey = sender.map(ObjectIdentifier.init)
+        let removed = state.withLock { state -> [Observer] in
+            let ownerID = registerOwner(ref, in: &state)
+            let matching = state.observers(ownedBy: ownerID).filter {
+                $0.kind == .selector && (name == nil || $0.messageName == name)
+                    && (senderKey == nil || $0.senderID == senderKey)
+            }
+            let reason: RemovalReason = name == nil ? .ownerSelectors : .explicit
+            if matching.isEmpty {
+                recording?.emit(.observerRemoved(observer: nil, message: name, owner: ownerID, reason: reason,
+                                                 callSite: callSite), in: &state)
+            }
+            for observer in matching {
+                state.remove(observer)
+                recording?.emit(.observerRemoved(observer: observer.id, message: observer.messageName, owner: ownerID,
+                                                 reason: reason, callSite: callSite), in: &state)
+            }
+            return matching
+        }
+        _ = removed  // released here, outside the lock
+        sweepOwnersIfDue()
+    }
+
+    /// Removes every observer of `owner`, of every kind: NotifyBus's own strict form.
     public func removeAll(owner: AnyObject, file: String = #fileID, line: Int = #line) {
         let callSite = CallSite(file: file, line: line)
         let owner = ObjectRef(object: owner)
-        state.withLock { state in
-            guard let ownerID = state.liveOwnerID(of: owner) else { return }
-            for observer in state.observers(ownedBy: ownerID) {
+        let removed = state.withLock { state -> [Observer] in
+            guard let ownerID = state.liveOwnerID(of: owner) else { return [] }
+            let owned = state.observers(ownedBy: ownerID)
+            for observer in owned {
                 state.remove(observer)
                 recording?.emit(.observerRemoved(observer: observer.id, message: observer.messageName,
-                                                 owner: ownerID, reason: .ownerRemoved, callSite: callSite))
+                                                 owner: ownerID, reason: .ownerRemoved, callSite: callSite), in: &state)
             }
+            return owned
         }
+        _ = removed  // released here, outside the lock
     }
 
-    /// Removes the observers of one message type that `owner` added: Foundation's
-    /// `removeObserver(_:name:object:)`.
+    /// Removes the observers of one message type that `owner` added, of every kind.
     ///
     /// When there is nothing to remove, the call is recorded as an unbalanced removal.
     public func remove<M: BusMessage>(_ type: M.Type, owner: AnyObject, file: String = #fileID, line: Int = #line) {
         removeObservers(named: M.name, owner: owner, file: file, line: line)
     }
 
-    /// Removes the observers of the message called `name` that `owner` added.
+    /// Removes the observers of the message called `name` that `owner` added, of every kind.
     package func removeObservers(named name: String, owner: AnyObject, file: String = #fileID, line: Int = #line) {
         let callSite = CallSite(file: file, line: line)
         let owner = ObjectRef(object: owner)
-        state.withLock { state in
+        let removed = state.withLock { state -> [Observer] in
             let ownerID = registerOwner(owner, in: &state)
             let matching = state.observers(ownedBy: ownerID).filter { $0.messageName == name }
             if matching.isEmpty {
-                recording?.emit(.observerRemoved(observer: nil, message: name, owner: ownerID, reason: .explicit, callSite: callSite))
+                recording?.emit(.observerRemoved(observer: nil, message: name, owner: ownerID, reason: .explicit,
+                                                 callSite: callSite), in: &state)
             }
             for observer in matching {
                 state.remove(observer)
                 recording?.emit(.observerRemoved(observer: observer.id, message: name, owner: ownerID, reason: .explicit,
-                                                 callSite: callSite))
+                                                 callSite: callSite), in: &state)
             }
+            return matching
         }
+        _ = removed  // released here, outside the lock
+        sweepOwnersIfDue()
     }
 
+    /// Removes `observer`; the caller holds it, so nothing it keeps alive is released under the lock.
     func removeObserver(_ observer: Observer, reason: RemovalReason, reportMissing: Bool, callSite: CallSite? = nil) {
         state.withLock { state in
             guard observer.isActive.load(ordering: .relaxed) else {
                 if reportMissing {
-                    recording?.emit(.observerRemoved(observer: observer.id, message: nil, owner: nil, reason: reason,
-                                                     callSite: callSite))
+                    recording?.emit(.observerRemoved(observer: observer.id, message: observer.messageName,
+                                                     owner: observer.ownerID, reason: reason, callSite: callSite),
+                                    in: &state)
                 }
                 return
             }
             state.remove(observer)
             recording?.emit(.observerRemoved(observer: observer.id, message: observer.messageName,
-                                             owner: observer.ownerID, reason: reason, callSite: callSite))
+                                             owner: observer.ownerID, reason: reason, callSite: callSite), in: &state)
         }
     }
 
@@ -199,7 +410,7 @@ public final class Bus: Sendable {
     /// Posts a message to its observers, synchronously, in registration order.
     ///
     /// - Parameters:
-    ///   - message: The message.
+    ///   - message: The message; a ``NamedMessage`` reaches the observers of its name.
     ///   - sender: The posting object; observers with a sender filter receive only its posts.
     /// - Complexity: O(*n*) in the observers of `M` plus the observers of every message.
     public func post<M: BusMessage>(_ message: M, sender: AnyObject? = nil) {
@@ -209,12 +420,11 @@ public final class Bus: Sendable {
     /// Posts with an explicit origin; `nil` derives it (a reaction inside a
     /// delivery, the app otherwise).
     package func post<M: BusMessage>(_ message: M, sender: AnyObject?, origin: PostOrigin?) {
-        let key = ObjectIdentifier(M.self)
-        let (typed, wildcards) = state.withLock { state in
-            (state.byType[key]?.items ?? [], state.wildcards.live == 0 ? [] : state.wildcards.items)
-        }
-        guard !typed.isEmpty || !wildcards.isEmpty || recording != nil else { return }
+        let named = M.self == NamedMessage.self ? message.messageName : nil
         guard let recording else {
+            let (typed, wildcards) = state.withLock { state in
+                (state.items(for: M.self, named: named), state.wildcards.live == 0 ? [] : state.wildcards.items)
+            }
             if wildcards.isEmpty {
                 for case let observer? in typed { deliver(message, to: observer, sender: sender, post: 0) }
             } else {
@@ -222,16 +432,22 @@ public final class Bus: Sendable {
             }
             return
         }
-        let senderID = sender.map { object in
-            let ref = ObjectRef(object: object)
-            return state.withLock { registerOwner(ref, in: &$0) }
+        let senderRef = sender.map(ObjectRef.init)
+        // The snapshot and the `posted` event are taken together, so that the trace
+        // orders the post exactly where its set of observers was decided.
+        let (typed, wildcards, postID) = state.withLock { state in
+            let typed = state.items(for: M.self, named: named)
+            let wildcards = state.wildcards.live == 0 ? [] : state.wildcards.items
+            let senderID = senderRef.map { registerOwner($0, in: &state) }
+            let parent = CurrentPost.value(for: self)
+            state.postCounter += 1
+            let postID = state.postCounter
+            recording.emit(.posted(post: postID, message: message, sender: senderID, parent: parent,
+                                   origin: origin ?? (parent == nil ? .app : .reaction)), in: &state)
+            return (typed, wildcards, postID)
         }
-        let parent = CurrentPost.value
-        let resolvedOrigin = origin ?? (parent == nil ? .app : .reaction)
-        let postID = recording.emitPost { postID in
-            .posted(post: postID, message: message, sender: senderID, parent: parent, origin: resolvedOrigin)
-        }
-        CurrentPost.with(postID) {
+        sweepOwnersIfDue()
+        CurrentPost.with(bus: self, post: postID) {
             merged(typed, wildcards) { deliver(message, to: $0, sender: sender, post: postID) }
         }
     }
@@ -254,38 +470,131 @@ public final class Bus: Sendable {
 
     @inline(__always)
     private func deliver<M: BusMessage>(_ message: M, to observer: Observer, sender: AnyObject?, post: UInt64) {
-        guard observer.isActive.load(ordering: .acquiring), observer.accepts(sender: sender) else { return }
-        if observer.ownerID != nil, observer.owner == nil {
-            recording?.emit(.skipped(post: post, observer: observer.id))
-            removeObserver(observer, reason: .ownerGone, reportMissing: false)
-            return
+        guard observer.accepts(sender: sender) else { return }
+        // Loaded once: keeps the owner alive through the call, and is released
+        // after any lock is, so that its deinit never runs under the bus's lock.
+        var owner: AnyObject?
+        let call: Bool
+        if let recording {
+            // Checked and recorded under the lock, so that a removal on another
+            // thread is either before this delivery in the trace or not applied to it.
+            call = state.withLock { state in
+                guard observer.isActive.load(ordering: .relaxed) else { return false }
+                if observer.ownerID != nil { owner = observer.owner }
+                return admit(observer, ownerAlive: owner != nil || observer.ownerID == nil, post: post,
+                             recording: recording, state: &state)
+            }
+        } else {
+            guard observer.isActive.load(ordering: .acquiring) else { return }
+            if observer.ownerID != nil {
+                owner = observer.owner
+                if owner == nil {
+                    call = state.withLock { state in
+                        observer.isActive.load(ordering: .relaxed)
+                            && admit(observer, ownerAlive: false, post: post, recording: nil, state: &state)
+                    }
+                } else {
+                    call = true
+                }
+            } else {
+                call = true
+            }
         }
-        recording?.emit(.delivered(post: post, observer: observer.id))
+        guard call else { return }
         if observer.typeKey == nil {
             unsafeDowncast(observer, to: WildcardObserver.self).handler(message)
         } else {
-            unsafeDowncast(observer, to: TypedObserver<M>.self).handler(message)
+            unsafeDowncast(observer, to: TypedObserver<M>.self).call(message, owner: owner)
+        }
+    }
+
+    /// Decides, under the lock, what a post does with an active observer, and records it.
+    /// - Returns: Whether to call the handler.
+    private func admit(_ observer: Observer, ownerAlive: Bool, post: UInt64, recording: Recording?,
+                       state: inout State) -> Bool {
+        guard !ownerAlive, let ownerID = observer.ownerID else {
+            recording?.emit(.delivered(post: post, observer: observer.id), in: &state)
+            return true
+        }
+        if let recording, state.reportedGone.insert(ownerID).inserted {
+            recording.emit(.ownerReleased(owner: ownerID, retainedBy: nil), in: &state)
+        }
+        switch (observer.kind, observer.capture) {
+        case (.block, .unowned?):
+            recording?.emit(.trapped(post: post, observer: observer.id, reason: .unownedCapture), in: &state)
+            return false
+        case (.block, _):
+            // A `weak` block keeps running after its owner is gone, doing nothing useful.
+            recording?.emit(.delivered(post: post, observer: observer.id), in: &state)
+            return true
+        case (.selector, _) where selectorSemantics == .legacy:
+            recording?.emit(.trapped(post: post, observer: observer.id, reason: .deallocatedTarget), in: &state)
+            return false
+        case (.selector, _), (.token, _):
+            recording?.emit(.skipped(post: post, observer: observer.id), in: &state)
+            state.remove(observer)
+            recording?.emit(.observerRemoved(observer: observer.id, message: observer.messageName, owner: ownerID,
+                                             reason: .ownerGone, callSite: nil), in: &state)
+            return false
         }
     }
 
     // MARK: Owners and other events
 
+    /// Records that `object` lives inside `host`: a helper or view attached to its
+    /// screen, a child screen to its container. Findings about `object` then say
+    /// where it lives (`KeyboardFrameObserver in AztecEditor`).
+    public func attach(_ object: AnyObject, to host: AnyObject) {
+        let ref = ObjectRef(object: object), hostRef = ObjectRef(object: host)
+        state.withLock { state in
+            let owner = registerOwner(ref, in: &state)
+            let host = registerOwner(hostRef, in: &state)
+            recording?.emit(.ownerAttached(owner: owner, host: host), in: &state)
+        }
+        sweepOwnersIfDue()
+    }
+
+    /// Records every owner the program has released since the last sweep, and every
+    /// owner only a `strong` block observer still keeps alive.
+    ///
+    /// The bus holds owners weakly and learns of a release only when it next uses
+    /// the owner; call this before closing a recording (the scenario runner does),
+    /// so that the trace knows what was released even when nothing was posted afterwards.
+    /// - Complexity: O(*n*) in the owners the bus knows.
+    public func sweepReleasedOwners() {
+        var alive: [AnyObject] = []
+        state.withLock { state in
+            // Before any owner is loaded below: a loaded reference would make it shared.
+            for (ownerID, retainer) in state.retainers.sorted(by: { $0.key < $1.key })
+            where retainer.holdsLastReference() && state.reportedRetained.insert(ownerID).inserted {
+                let holder = state.observers(ownedBy: ownerID).first { $0.retainer === retainer }
+                recording?.emit(.ownerReleased(owner: ownerID, retainedBy: holder?.id), in: &state)
+            }
+            sweepOwners(&state, alive: &alive)
+        }
+    }
+
     /// The id under which `object` appears in this bus's trace, registering it
     /// (and recording an ``TraceEvent/Kind/ownerRegistered(owner:typeName:label:)``) on first sight.
     package func ownerID(of object: AnyObject) -> UInt64 {
         let ref = ObjectRef(object: object)
+        defer { sweepOwnersIfDue() }
         return state.withLock { registerOwner(ref, in: &$0) }
     }
 
     /// Records an event that is not an observer change or a post: a lifecycle
     /// step, a routed action, a rejected bridge notification. Does nothing when not recording.
     package func record(_ kind: @autoclosure () -> TraceEvent.Kind) {
-        recording?.emit(kind())
+        guard let recording else { return }
+        // Built before locking: building it may register owners, which locks.
+        let kind = kind()
+        state.withLock { recording.emit(kind, in: &$0) }
     }
 
     private func registerOwner(_ ref: ObjectRef, in state: inout State) -> UInt64 {
         let object = ref.object
         let key = ObjectIdentifier(object)
+        // The caller holds `object`, so a live record at its address is this object.
         if let known = state.owners[key], known.ref.object != nil { return known.id }
         let id = state.nextOwnerID
         state.nextOwnerID += 1
@@ -294,9 +603,34 @@ public final class Bus: Sendable {
             let labeled = object as? any TraceLabeled
             let typeName = labeled?.traceTypeName ?? String(describing: type(of: object))
             let label = labeled?.traceLabel ?? typeName
-            recording.emit(.ownerRegistered(owner: id, typeName: typeName, label: label))
+            recording.emit(.ownerRegistered(owner: id, typeName: typeName, label: label), in: &state)
         }
         return id
+    }
+
+    /// Drops the records of deallocated owners once the table has doubled, so that it
+    /// stays proportional to the live owners. Outside the lock's callers: loading the
+    /// owners makes strong references, and the last one may run a deinit that calls the bus.
+    private func sweepOwnersIfDue() {
+        guard state.withLock({ $0.ownerSweepDue }) else { return }
+        var alive: [AnyObject] = []
+        state.withLock { sweepOwners(&$0, alive: &alive) }
+    }
+
+    /// Records the released owners and drops their records; `alive` receives the
+    /// live ones, for the caller to release after unlocking.
+    private func sweepOwners(_ state: inout State, alive: inout [AnyObject]) {
+        var live: [ObjectIdentifier: OwnerRecord] = [:]
+        for (key, record) in state.owners.sorted(by: { $0.value.id < $1.value.id }) {
+            if let object = record.ref.object {
+                alive.append(object)
+                live[key] = record
+            } else if let recording, state.reportedGone.insert(record.id).inserted {
+                recording.emit(.ownerReleased(owner: record.id, retainedBy: nil), in: &state)
+            }
+        }
+        state.owners = live
+        state.ownerSweepThreshold = max(64, live.count * 2)
     }
 }
 
@@ -348,6 +682,7 @@ extension Bus {
 
         func remove(_ observer: Observer) {
             items[observer.slot] = nil
+            observer.slots = nil
             live -= 1
             if live == 0 {
                 items.removeAll(keepingCapacity: true)
@@ -362,10 +697,22 @@ extension Bus {
         var nextObserverID: UInt64 = 1
         var nextOwnerID: UInt64 = 1
         var byType: [ObjectIdentifier: Slots] = [:]
+        /// The lists of named messages, by name.
+        var byName: [String: Slots] = [:]
         let wildcards = Slots(name: "*")
         var count = 0
         var owners: [ObjectIdentifier: OwnerRecord] = [:]
-        private var ownerSweepThreshold = 64
+        var ownerSweepThreshold = 64
+        /// The owners kept alive by `strong` block observers.
+        var retainers: [UInt64: OwnerRetainer] = [:]
+        /// Owners whose release was recorded; those found kept alive only by a block.
+        var reportedGone: Set<UInt64> = []
+        var reportedRetained: Set<UInt64> = []
+        /// The trace's counters: every event is emitted under the bus's lock.
+        var seq: UInt64 = 0
+        var postCounter: UInt64 = 0
+
+        var ownerSweepDue: Bool { owners.count > ownerSweepThreshold }
 
         mutating func takeObserverID() -> UInt64 {
             defer { nextObserverID += 1 }
@@ -382,19 +729,40 @@ extension Bus {
             return slots
         }
 
+        /// The list of the named message `name`, made on first use.
+        mutating func slots(named name: String) -> Slots {
+            if let slots = byName[name] { return slots }
+            let slots = Slots(name: name)
+            byName[name] = slots
+            return slots
+        }
+
+        /// The observers a post of `M` (named `name`, for a ``NamedMessage``) reaches.
+        @inline(__always)
+        func items<M: BusMessage>(for type: M.Type, named name: String?) -> [Observer?] {
+            if let name { return byName[name]?.items ?? [] }
+            return byType[ObjectIdentifier(M.self)]?.items ?? []
+        }
+
         mutating func insert(_ observer: Observer, into slots: Slots) {
             slots.append(observer)
             count += 1
         }
 
+        /// Unregisters `observer`. The caller keeps it until the lock is released:
+        /// a `strong` block's owner may be released with it.
         mutating func remove(_ observer: Observer) {
             observer.isActive.store(false, ordering: .releasing)
             count -= 1
             observer.slots?.remove(observer)
+            if let retainer = observer.retainer, let ownerID = observer.ownerID {
+                retainer.count -= 1
+                if retainer.count == 0 { retainers[ownerID] = nil }
+            }
         }
 
         func observers(ownedBy ownerID: UInt64) -> [Observer] {
-            (byType.values.flatMap(\.items) + wildcards.items).compactMap { $0 }
+            (byType.values.flatMap(\.items) + byName.values.flatMap(\.items) + wildcards.items).compactMap { $0 }
                 .filter { $0.ownerID == ownerID }.sorted { $0.id < $1.id }
         }
 
@@ -403,48 +771,27 @@ extension Bus {
             return record.id
         }
 
-        /// Adds an owner, dropping the records of deallocated owners whenever the
-        /// table has doubled, so that it stays proportional to the live owners.
+        /// Adds an owner; ``Bus/sweepOwnersIfDue()`` keeps the table proportional to the live owners.
         mutating func addOwner(_ record: OwnerRecord, key: ObjectIdentifier) {
             owners[key] = record
-            if owners.count > ownerSweepThreshold {
-                owners = owners.filter { $0.value.ref.object != nil }
-                ownerSweepThreshold = max(64, owners.count * 2)
-            }
         }
     }
 
-    /// The sink, its clock and the counters, behind their own lock so that the
-    /// sink sees events in sequence order.
+    /// The sink and its clock. Events are emitted under the bus's lock, which
+    /// orders them and keeps the sink from being called concurrently.
     final class Recording: Sendable {
         private let sink: any TraceSink
         private let clock: TraceClock
-        private let counters = Locked(Counters())
-
-        struct Counters {
-            var seq: UInt64 = 0
-            var post: UInt64 = 0
-        }
 
         init(sink: any TraceSink, clock: TraceClock) {
             self.sink = sink
             self.clock = clock
         }
 
-        func emit(_ kind: TraceEvent.Kind) {
-            counters.withLock { counters in
-                counters.seq += 1
-                sink.record(TraceEvent(seq: counters.seq, time: clock.now(), kind: kind))
-            }
-        }
-
-        func emitPost(_ make: (UInt64) -> TraceEvent.Kind) -> UInt64 {
-            counters.withLock { counters in
-                counters.seq += 1
-                counters.post += 1
-                sink.record(TraceEvent(seq: counters.seq, time: clock.now(), kind: make(counters.post)))
-                return counters.post
-            }
+        @inline(__always)
+        func emit(_ kind: TraceEvent.Kind, in state: inout State) {
+            state.seq += 1
+            sink.record(TraceEvent(seq: state.seq, time: clock.now(), kind: kind))
         }
     }
 }

@@ -13,8 +13,13 @@ public protocol BusMessage: Codable, Sendable {
     ///
     /// Defaults to the type's name. Two types must not share a name on one bus.
     static var name: String { get }
+
+    /// The name of this message: ``name`` for typed messages, the instance's own
+    /// for a ``NamedMessage``.
+    var messageName: String { get }
 }
 
 extension BusMessage {
     public static var name: String { String(describing: Self.self) }
+    public var messageName: String { Self.name }
 }

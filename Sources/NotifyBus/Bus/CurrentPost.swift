@@ -6,24 +6,44 @@ import Musl
 import Darwin
 #endif
 
-/// The post being delivered on the current thread, so that a post made by a
-/// handler is recorded with its parent. Only used while recording.
+/// The posts being delivered on the current thread, one frame per bus, so that
+/// a post made by a handler is recorded with its parent on the same bus only.
+/// Only used while recording.
+///
+/// The thread-local value points at the innermost frame; frames live on the
+/// stack of ``with(bus:post:_:)`` and link to the one they shadow.
 enum CurrentPost {
+    private struct Frame {
+        let bus: UnsafeRawPointer
+        let post: UInt64
+        let previous: UnsafeMutableRawPointer?
+    }
+
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
         precondition(pthread_key_create(&key, nil) == 0, "pthread_key_create failed")
         return key
     }()
 
-    static var value: UInt64? {
-        guard let pointer = pthread_getspecific(key) else { return nil }
-        return UInt64(UInt(bitPattern: pointer))
+    /// The post of `bus` being delivered on this thread, if any. A bus's
+    /// identity is stable while it delivers: it is alive for the whole frame.
+    static func value(for bus: AnyObject) -> UInt64? {
+        let id = UnsafeRawPointer(Unmanaged.passUnretained(bus).toOpaque())
+        var pointer = pthread_getspecific(key)
+        while let frame = pointer?.assumingMemoryBound(to: Frame.self) {
+            if frame.pointee.bus == id { return frame.pointee.post }
+            pointer = frame.pointee.previous
+        }
+        return nil
     }
 
-    static func with(_ post: UInt64, _ body: () -> Void) {
+    static func with(bus: AnyObject, post: UInt64, _ body: () -> Void) {
         let previous = pthread_getspecific(key)
-        pthread_setspecific(key, UnsafeRawPointer(bitPattern: UInt(post)))
-        defer { pthread_setspecific(key, previous) }
-        body()
+        var frame = Frame(bus: UnsafeRawPointer(Unmanaged.passUnretained(bus).toOpaque()), post: post, previous: previous)
+        withUnsafeMutablePointer(to: &frame) { pointer in
+            pthread_setspecific(key, pointer)
+            defer { pthread_setspecific(key, previous) }
+            body()
+        }
     }
 }

@@ -1,8 +1,9 @@
-/// A handle on one observer of a ``Bus``.
+/// A handle on one observer of a ``Bus``: the typed-token kind, like SF-0011's
+/// `ObservationToken`.
 ///
 /// The observer stays registered while any copy of its token exists; when the
 /// last copy is released the observer is removed (recorded with reason
-/// ``RemovalReason/tokenReleased``). ``Bus/remove(_:)`` removes it earlier;
+/// ``RemovalReason/tokenReleased``). ``Bus/remove(_:file:line:)`` removes it earlier;
 /// removing twice is harmless, and a token given to another bus is ignored.
 ///
 /// ```swift
@@ -17,7 +18,7 @@ public struct ObservationToken: Hashable, Sendable {
     let box: TokenBox
 
     /// The observer's id, as recorded in traces.
-    public var observerID: UInt64 { box.observerID }
+    public var observerID: UInt64 { box.observer.id }
 
     public static func == (lhs: ObservationToken, rhs: ObservationToken) -> Bool { lhs.box === rhs.box }
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(box)) }
@@ -27,18 +28,44 @@ public struct ObservationToken: Hashable, Sendable {
 /// ``ObservationToken`` holding it goes away.
 final class TokenBox: Sendable {
     let observer: Observer
-    let busID: ObjectIdentifier
-    private weak let bus: Bus?
+    /// Weak, and compared by identity: an `ObjectIdentifier` would match a new
+    /// bus allocated at a released bus's address.
+    weak let bus: Bus?
 
     init(observer: Observer, bus: Bus) {
         self.observer = observer
-        self.busID = ObjectIdentifier(bus)
         self.bus = bus
     }
-
-    var observerID: UInt64 { observer.id }
 
     deinit {
         bus?.removeObserver(observer, reason: .tokenReleased, reportMissing: false)
     }
+}
+
+/// A block observer's registration: what Foundation's
+/// `addObserver(forName:object:queue:using:)` returns.
+///
+/// The bus keeps the block until ``Bus/removeObserver(_:file:line:)-(BlockObservation,_,_)``
+/// is called with this object; releasing it removes nothing, and neither do the
+/// removals by owner. Removing twice is harmless and recorded as an unbalanced removal.
+///
+/// ```swift
+/// observation = bus.addObserver(forName: KeyboardWillShow.self, owner: self, capture: .weak) { note in … }
+/// // in deinit or when the screen goes away:
+/// bus.removeObserver(observation)
+/// ```
+public final class BlockObservation: Hashable, Sendable {
+    let observer: Observer
+    weak let bus: Bus?
+
+    init(observer: Observer, bus: Bus) {
+        self.observer = observer
+        self.bus = bus
+    }
+
+    /// The observer's id, as recorded in traces.
+    public var observerID: UInt64 { observer.id }
+
+    public static func == (lhs: BlockObservation, rhs: BlockObservation) -> Bool { lhs === rhs }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }

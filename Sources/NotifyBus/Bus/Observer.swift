@@ -5,27 +5,31 @@ import Synchronization
 /// removed during a post is not called later in that post.
 class Observer: @unchecked Sendable {
     // @unchecked: every stored property is a `let` of a Sendable type or an
-    // atomic, except `slot`, which only the bus reads and writes, under its lock;
-    // `weak let` references are read-only and safe to load from any thread.
+    // atomic, except `slot` and `slots`, which only the bus reads and writes,
+    // under its lock; `weak let` references are read-only and safe to load from any thread.
     let id: UInt64
-    /// The message type it observes; `nil` for a wildcard.
+    /// The message type it observes (``NamedMessage`` for a named one); `nil` for a wildcard.
     let typeKey: ObjectIdentifier?
     /// Its index in `slots`. Guarded by the bus's lock.
     @exclusivity(unchecked) var slot = -1
-    /// The bus's list it lives in, so that removing it needs no lookup. Guarded by
-    /// the bus's lock. Unowned: the bus keeps every list for its life, and only a
-    /// live bus removes observers (a token whose bus is gone does nothing).
-    @exclusivity(unchecked) unowned(unsafe) var slots: Bus.Slots?
+    /// The bus's list it lives in, so that removing it needs no lookup; `nil` once
+    /// removed. Guarded by the bus's lock.
+    @exclusivity(unchecked) var slots: Bus.Slots?
     let ownerID: UInt64?
     weak let owner: AnyObject?
     let senderID: ObjectIdentifier?
     weak let sender: AnyObject?
     let messageName: String?
     let callSite: CallSite
+    let kind: ObserverKind
+    let capture: BlockCapture?
+    /// For a block that captures its owner strongly: what keeps the owner alive.
+    let retainer: OwnerRetainer?
     let isActive = Atomic<Bool>(true)
 
     init(id: UInt64, typeKey: ObjectIdentifier?, owner: ObjectRef?, ownerID: UInt64?, sender: ObjectRef?,
-         messageName: String?, callSite: CallSite) {
+         messageName: String?, callSite: CallSite, kind: ObserverKind = .token, capture: BlockCapture? = nil,
+         retainer: OwnerRetainer? = nil) {
         self.id = id
         self.typeKey = typeKey
         self.owner = owner?.object
@@ -34,6 +38,9 @@ class Observer: @unchecked Sendable {
         self.senderID = sender.map { ObjectIdentifier($0.object) }
         self.messageName = messageName
         self.callSite = callSite
+        self.kind = kind
+        self.capture = capture
+        self.retainer = retainer
     }
 
     /// Whether a post from `sender` reaches this observer.
@@ -49,14 +56,28 @@ class Observer: @unchecked Sendable {
 /// An observer of one message type; the bus looks it up by that type, so the
 /// downcast in ``Bus/post(_:sender:)`` cannot fail.
 final class TypedObserver<M: BusMessage>: Observer, @unchecked Sendable {
-    // @unchecked: adds only an immutable Sendable closure to `Observer`.
+    // @unchecked: adds only immutable Sendable closures to `Observer`.
     let handler: @Sendable (M) -> Void
+    /// A selector observer's action, called with its target.
+    let action: (@Sendable (AnyObject, M) -> Void)?
 
     init(id: UInt64, name: String, owner: ObjectRef?, ownerID: UInt64?, sender: ObjectRef?, callSite: CallSite,
-         handler: @escaping @Sendable (M) -> Void) {
+         kind: ObserverKind = .token, capture: BlockCapture? = nil, retainer: OwnerRetainer? = nil,
+         handler: @escaping @Sendable (M) -> Void, action: (@Sendable (AnyObject, M) -> Void)? = nil) {
         self.handler = handler
+        self.action = action
         super.init(id: id, typeKey: ObjectIdentifier(M.self), owner: owner, ownerID: ownerID, sender: sender,
-                   messageName: name, callSite: callSite)
+                   messageName: name, callSite: callSite, kind: kind, capture: capture, retainer: retainer)
+    }
+
+    @inline(__always)
+    func call(_ message: M, owner: AnyObject?) {
+        if let action {
+            // A selector observer is called only with its target alive: the caller checked.
+            if let owner { action(owner, message) }
+        } else {
+            handler(message)
+        }
     }
 }
 
@@ -70,6 +91,25 @@ final class WildcardObserver: Observer, @unchecked Sendable {
         self.handler = handler
         super.init(id: id, typeKey: nil, owner: owner, ownerID: ownerID, sender: nil, messageName: nil, callSite: callSite)
     }
+}
+
+/// Holds an owner strongly for the block observers that capture it `strong`,
+/// one per owner, so that the bus can tell when nothing else holds it.
+class OwnerRetainer: @unchecked Sendable {
+    // @unchecked: `count` is guarded by the bus's lock; the subclass's object is
+    // only compared and checked for uniqueness under that lock.
+    @exclusivity(unchecked) var count = 0
+    /// Whether this retainer holds the only strong reference to the owner.
+    func holdsLastReference() -> Bool { false }
+}
+
+final class TypedOwnerRetainer<Owner: AnyObject>: OwnerRetainer, @unchecked Sendable {
+    // @unchecked: as for `OwnerRetainer`.
+    private var object: Owner
+
+    init(_ object: Owner) { self.object = object }
+
+    override func holdsLastReference() -> Bool { isKnownUniquelyReferenced(&object) }
 }
 
 /// A strong reference to an arbitrary object, to carry it into a lock.

@@ -22,12 +22,26 @@ public struct TraceEvent: Sendable {
     public enum Kind: Sendable {
         /// An object that owns observers (or sends posts) was seen for the first time.
         case ownerRegistered(owner: UInt64, typeName: String, label: String)
-        /// An observer was added. `message` is `nil` for an observation of every message.
-        case observerAdded(observer: UInt64, message: String?, owner: UInt64?, sender: UInt64?, callSite: CallSite)
-        /// An observer was removed, or a removal found nothing to remove (`observer` unknown
-        /// or no longer registered): the latter is an unbalanced removal. `callSite` is where
-        /// an explicit removal was called; `nil` for token releases and gone owners.
+        /// An observer was added. `message` is `nil` for an observation of every message;
+        /// `capture` is set for block observers; `handler` names the selector (or the
+        /// handler a scenario gave), so that one handler registered twice can be recognised.
+        case observerAdded(observer: UInt64, message: String?, owner: UInt64?, sender: UInt64?, callSite: CallSite,
+                           kind: ObserverKind = .token, capture: BlockCapture? = nil, handler: String? = nil)
+        /// An observer was removed, or a removal found nothing to remove.
+        ///
+        /// `observer` is `nil` for a removal by owner or by owner and name that matched
+        /// nothing (its `message` is the name asked for, `nil` for a removal by owner);
+        /// it names an observer no longer registered for a second removal of a token.
+        /// `callSite` is where an explicit removal was called; `nil` for token releases and gone owners.
         case observerRemoved(observer: UInt64?, message: String?, owner: UInt64?, reason: RemovalReason, callSite: CallSite?)
+        /// `owner` lives inside `host`: a helper or view attached to its screen, a child to its container.
+        case ownerAttached(owner: UInt64, host: UInt64)
+        /// The bus found `owner` released by the program. `retainedBy` is `nil` when it was
+        /// deallocated; otherwise the block observer (captured `strong`) that alone keeps it
+        /// alive: in a real app it would never deinit.
+        case ownerReleased(owner: UInt64, retainedBy: UInt64?)
+        /// A delivery that would have crashed a real app; the handler was not called.
+        case trapped(post: UInt64, observer: UInt64, reason: TrapReason)
         /// A message was posted. The payload is encoded by the sink, off the posting thread.
         case posted(post: UInt64, message: any BusMessage, sender: UInt64?, parent: UInt64?, origin: PostOrigin)
         /// A message was handed to an observer.
@@ -67,6 +81,9 @@ public enum RemovalReason: String, Sendable, CaseIterable, Codable {
     case tokenReleased
     /// A post found the observer's owner deallocated.
     case ownerGone
+    /// A removal by owner in Foundation's form (`removeObserver(self)`), which removes
+    /// the owner's selector observers only.
+    case ownerSelectors
 }
 
 /// Whether a post came from outside the code under test or from inside it.

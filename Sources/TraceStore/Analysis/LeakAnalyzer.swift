@@ -1,4 +1,4 @@
-import NotifyBus
+public import NotifyBus
 
 /// Finds the leak rules' findings in one streaming pass over a session.
 ///
@@ -6,45 +6,96 @@ import NotifyBus
 /// number of events: the analyzer folds a ``TraceState`` and keeps per-finding
 /// accumulators only.
 ///
+/// What counts as a finding follows how each ``ObserverKind`` really behaves
+/// (`NOTIFICATIONCENTER.md`): a modern selector observer whose target was
+/// released is dropped by the center and is no finding; a `weak` block keeps
+/// running after its owner and each run is counted; a `strong` block keeps its
+/// owner alive; an `unowned` one traps.
+///
 /// ```swift
 /// let findings = try LeakAnalyzer.analyze(reader, session: id)
 /// ```
 public struct LeakAnalyzer {
+    /// What the analysis looks for.
+    public struct Configuration: Sendable {
+        /// The rules to report.
+        public var rules: Set<LeakRule>
+        /// The messages whose delivery to a screen that is covered (in the hierarchy,
+        /// not visible) is a finding.
+        public var offscreenMessages: Set<String>
+        /// Messages that one user action posts together: one handler registered for
+        /// two of a set runs twice.
+        public var postedTogether: [Set<String>]
+        /// The selector semantics to assume when the session does not say (version-1 traces).
+        public var selectorSemantics: SelectorSemantics
+
+        public init(rules: Set<LeakRule> = Set(LeakRule.allCases),
+                    offscreenMessages: Set<String> = LeakAnalyzer.defaultOffscreenMessages,
+                    postedTogether: [Set<String>] = LeakAnalyzer.defaultPostedTogether,
+                    selectorSemantics: SelectorSemantics = .modern) {
+            self.rules = rules
+            self.offscreenMessages = offscreenMessages
+            self.postedTogether = postedTogether
+            self.selectorSemantics = selectorSemantics
+        }
+    }
+
+    /// Keyboard, orientation and application-activity messages: a covered screen
+    /// should not be reacting to them.
+    public static let defaultOffscreenMessages: Set<String> = MessageCatalog.keyboardNames
+        .union([OrientationDidChange.name])
+        .union([WillResignActive.name, DidBecomeActive.name, DidEnterBackground.name, WillEnterForeground.name])
+
+    /// Keyboard will/did show and hide, each with the change-frame message UIKit posts beside it.
+    public static let defaultPostedTogether: [Set<String>] = [
+        [KeyboardWillShow.name, KeyboardWillChangeFrame.name], [KeyboardWillHide.name, KeyboardWillChangeFrame.name],
+        [KeyboardDidShow.name, KeyboardDidChangeFrame.name], [KeyboardDidHide.name, KeyboardDidChangeFrame.name],
+    ]
+
+    /// The messages whose delivery to a screen off screen is a finding, by default.
+    public static var onScreenMessages: Set<String> { defaultOffscreenMessages }
+
+    private let configuration: Configuration
     private var state = TraceState()
     private var findings: [LeakFinding] = []
     /// Open findings that gather deliveries, by rule and observer.
     private var open: [Key: Int] = [:]
-    private var outlived: Set<UInt64> = []
+    /// Observers already reported, by rule, for rules that report an observer once.
+    private var reported: Set<Key> = []
     private var recentPosts: [UInt64: String] = [:]
+    /// For version-1 traces only, whose second removals carry no message: the removed observers.
     private var removed: [UInt64: TraceState.Observer] = [:]
-    /// Live registrations by what makes two of them duplicates.
-    private var registrations: [Registration: Int] = [:]
-
-    private struct Registration: Hashable {
-        let owner: UInt64?
-        let message: String?
-        let sender: UInt64?
-        let callSite: String?
-    }
-    private let rules: Set<LeakRule>
+    /// The names the owners of each type observed, to tell a removal of a name never added.
+    private var namesObserved: [String: Set<String>] = [:]
+    /// Removals by name that found nothing: settled at ``finish()``, once it is known whether
+    /// any owner of that type ever observed the name (a typo never is).
+    private var pendingRemovals: [(finding: LeakFinding, ownerType: String?)] = []
 
     private struct Key: Hashable {
         let rule: LeakRule
         let observer: UInt64
     }
 
-    /// The messages whose delivery to a screen off screen is a finding.
-    public static let onScreenMessages: Set<String> = MessageCatalog.keyboardNames.union([OrientationDidChange.name])
-
     /// An analyzer for `rules` (every rule by default).
     public init(rules: Set<LeakRule> = Set(LeakRule.allCases)) {
-        self.rules = rules
+        self.init(configuration: Configuration(rules: rules))
+    }
+
+    public init(configuration: Configuration) {
+        self.configuration = configuration
     }
 
     /// Reads a session and returns its findings, ordered by where they were seen.
     public static func analyze(_ reader: TraceReader, session: Int64,
                                rules: Set<LeakRule> = Set(LeakRule.allCases)) throws -> [LeakFinding] {
-        var analyzer = LeakAnalyzer(rules: rules)
+        var configuration = Configuration(rules: rules)
+        if let semantics = try reader.session(session).selectorSemantics { configuration.selectorSemantics = semantics }
+        return try analyze(reader, session: session, configuration: configuration)
+    }
+
+    /// Reads a session with a configuration of your own.
+    public static func analyze(_ reader: TraceReader, session: Int64, configuration: Configuration) throws -> [LeakFinding] {
+        var analyzer = LeakAnalyzer(configuration: configuration)
         try reader.forEachEvent(session: session) { event in
             analyzer.consume(event)
             return true
@@ -56,85 +107,176 @@ public struct LeakAnalyzer {
     public mutating func consume(_ event: RecordedEvent) {
         switch event.kind {
         case .observerAdded:
-            if let new = event.observer, event.owner != nil {
-                let key = Registration(owner: event.owner, message: event.message, sender: event.sender, callSite: event.callSite)
-                if registrations[key, default: 0] > 0 {
-                    findings.append(make(.duplicateRegistration, observer: TraceState.Observer(
-                        id: new, message: event.message, owner: event.owner, sender: event.sender,
-                        callSite: event.callSite ?? "?", addedAt: event.seq), seq: event.seq))
-                }
-                registrations[key, default: 0] += 1
+            if let message = event.message, let type = event.owner.flatMap({ state.owners[$0]?.type }) {
+                namesObserved[type, default: []].insert(message)
             }
+            checkDuplicates(event)
         case .observerRemoved:
-            let known = event.observer.flatMap { state.observers[$0] }
-            if known == nil {
-                let earlier = event.observer.flatMap { removed[$0] }
-                var observer = earlier ?? TraceState.Observer(
-                    id: event.observer ?? 0, message: event.message, owner: event.owner, sender: nil,
-                    callSite: "-", addedAt: 0)
-                // The line that removed is the one to fix.
-                if let site = event.callSite { observer.callSite = site }
-                var finding = make(.unbalancedRemoval, observer: observer, seq: event.seq)
-                finding.message = event.message ?? observer.message
-                finding.observer = event.observer
-                if finding.owner == nil, let owner = event.owner {
-                    finding.owner = state.label(of: owner)
-                    finding.ownerType = state.owners[owner]?.type
-                }
-                finding.addedAt = earlier?.addedAt
-                finding.fingerprint = LeakFinding.fingerprint(rule: .unbalancedRemoval, message: finding.message,
-                                                              ownerType: finding.ownerType, callSite: finding.callSite)
-                findings.append(finding)
-            } else if let observer = known {
-                let key = Registration(owner: observer.owner, message: observer.message, sender: observer.sender,
-                                       callSite: observer.callSite)
-                if let count = registrations[key] { registrations[key] = count > 1 ? count - 1 : nil }
-                if event.detail == "ownerGone" { outlives(observer, seq: event.seq, released: true) }
-                remember(observer)
-            }
+            checkRemoval(event)
         case .posted:
             if let post = event.post, let message = event.message {
                 if recentPosts.count > 4_096 { recentPosts.removeAll(keepingCapacity: true) }
                 recentPosts[post] = message
             }
-        case .delivered, .skipped:
-            guard let id = event.observer, let observer = state.observers[id], let ownerID = observer.owner,
-                  let owner = state.owners[ownerID] else { break }
-            let message = observer.message ?? event.post.flatMap { recentPosts[$0] }
-            let delivery = FindingDelivery(seq: event.seq, post: event.post ?? 0, message: message,
-                                           outcome: event.kind == .delivered ? "delivered" : "skipped")
-            if owner.goneAt != nil {
-                gather(.deliveryAfterOwnerGone, observer: observer, delivery: delivery, seq: event.seq)
-            } else if event.kind == .delivered, owner.hasLifecycle, owner.inHierarchy, !owner.visible,
-                      let message, Self.onScreenMessages.contains(message) {
-                gather(.deliveryWhileOffscreen, observer: observer, delivery: delivery, seq: event.seq)
-            }
+        case .delivered, .skipped, .trapped:
+            checkDelivery(event)
         default:
             break
         }
         state.apply(event)
-        if event.kind == .lifecycle, event.detail == "deinit", let owner = event.owner {
-            let owned = state.observers.values.filter { $0.owner == owner }.sorted { $0.id < $1.id }
-            for observer in owned {
-                outlives(observer, seq: event.seq, released: true)
+        switch event.kind {
+        case .observerRemoved where event.removalReason == .ownerSelectors || (event.observer == nil && event.message != nil):
+            checkMissedBlocks(event)
+        case .lifecycle where event.phase == .deinit:
+            if let owner = event.owner { ownerReleased(owner, at: event.seq) }
+        case .ownerReleased:
+            guard let owner = event.owner else { break }
+            if let holder = event.retainedBy, let observer = state.observers[holder] {
+                reportOnce(.blockRetainsOwner, observer: observer, seq: event.seq)
+            } else if event.retainedBy == nil {
+                ownerReleased(owner, at: event.seq)
             }
+        default:
+            break
         }
     }
 
     /// Closes the pass: observers still registered whose owner is gone outlived it.
     public mutating func finish() -> [LeakFinding] {
+        // A name no owner of the type ever observed: the removal meant another (a typo, the
+        // wrong constant). Otherwise a removal of a name not registered at the time: harmless.
+        for (var finding, ownerType) in pendingRemovals {
+            if let message = finding.message, !(ownerType.flatMap { namesObserved[$0] }?.contains(message) ?? false) {
+                finding.rule = .removalMissesObserver
+                finding.fingerprint = LeakFinding.fingerprint(rule: .removalMissesObserver, message: message,
+                                                              ownerType: finding.ownerType, callSite: finding.callSite)
+            }
+            findings.append(finding)
+        }
+        pendingRemovals = []
         for observer in state.liveObservers {
             guard let ownerID = observer.owner, let owner = state.owners[ownerID], owner.goneAt != nil else { continue }
+            if observer.kind == .block, observer.capture == .strong, !owner.released {
+                reportOnce(.blockRetainsOwner, observer: observer, seq: state.seq)
+            }
+            if owner.released && droppedByCenter(observer) { continue }
             outlives(observer, seq: state.seq, released: owner.released)
         }
-        return findings.filter { rules.contains($0.rule) }.sorted { ($0.seq, $0.rule.rawValue) < ($1.seq, $1.rule.rawValue) }
+        return findings.filter { configuration.rules.contains($0.rule) }
+            .sorted { ($0.seq, $0.rule.rawValue) < ($1.seq, $1.rule.rawValue) }
+    }
+
+    // MARK: Rules
+
+    /// The owner is gone for good: its observers that the center keeps outlived it.
+    private mutating func ownerReleased(_ owner: UInt64, at seq: UInt64) {
+        let owned = state.observers.values.filter { $0.owner == owner }.sorted { $0.id < $1.id }
+        for observer in owned where !droppedByCenter(observer) {
+            outlives(observer, seq: seq, released: true)
+        }
+    }
+
+    /// A modern selector observer is dropped silently once its target is deallocated.
+    private func droppedByCenter(_ observer: TraceState.Observer) -> Bool {
+        observer.kind == .selector && configuration.selectorSemantics == .modern
+    }
+
+    private mutating func checkDuplicates(_ event: RecordedEvent) {
+        guard let new = event.observer, let owner = event.owner else { return }
+        let added = TraceState.Observer(id: new, message: event.message, owner: owner, sender: event.sender,
+                                        callSite: event.callSite ?? "?", addedAt: event.seq,
+                                        kind: event.observerKind ?? .token, capture: event.capture, handler: event.handler)
+        let siblings = state.observers.values.filter { $0.owner == owner }
+        if siblings.contains(where: { $0.message == added.message && $0.sender == added.sender }) {
+            findings.append(make(.duplicateRegistration, observer: added, seq: event.seq))
+            return
+        }
+        // One handler for two messages one action posts together runs twice.
+        guard let handler = added.handler, let message = added.message else { return }
+        let together = configuration.postedTogether.filter { $0.contains(message) }.reduce(into: Set<String>()) {
+            $0.formUnion($1)
+        }
+        if siblings.contains(where: { $0.handler == handler && $0.message != message && together.contains($0.message ?? "") }) {
+            findings.append(make(.duplicateRegistration, observer: added, seq: event.seq))
+        }
+    }
+
+    private mutating func checkRemoval(_ event: RecordedEvent) {
+        if let id = event.observer, let observer = state.observers[id] {
+            remember(observer)
+            if event.removalReason == .ownerGone, !droppedByCenter(observer) {
+                outlives(observer, seq: event.seq, released: true)
+            }
+            return
+        }
+        // A removal that found nothing. By owner: harmless on its own (a deinit's
+        // `removeObserver(self)`); what it missed is checked after the fold.
+        if event.observer == nil && event.message == nil { return }
+        let earlier = event.observer.flatMap { removed[$0] }
+        let ownerID = event.owner ?? earlier?.owner
+        let message = event.message ?? earlier?.message
+        if event.observer == nil, let ownerID, message != nil {
+            pendingRemovals.append((removalFinding(.unbalancedRemoval, event: event, owner: ownerID, message: message),
+                                    state.owners[ownerID]?.type))
+            return
+        }
+        var finding = removalFinding(.unbalancedRemoval, event: event, owner: ownerID, message: message)
+        finding.observer = event.observer
+        finding.addedAt = earlier?.addedAt
+        finding.observerKind = earlier?.kind
+        findings.append(finding)
+    }
+
+    /// After a removal by owner (or by owner and name): block observers it could not reach.
+    private mutating func checkMissedBlocks(_ event: RecordedEvent) {
+        guard let ownerID = event.owner else { return }
+        let missed = state.observers.values.filter {
+            $0.owner == ownerID && $0.kind == .block && (event.message == nil || $0.message == event.message)
+        }.sorted { $0.id < $1.id }
+        for observer in missed {
+            var finding = removalFinding(.removalMissesObserver, event: event, owner: ownerID, message: observer.message)
+            finding.observer = observer.id
+            finding.addedAt = observer.addedAt
+            finding.observerKind = .block
+            finding.capture = observer.capture
+            finding.fingerprint = LeakFinding.fingerprint(rule: .removalMissesObserver, message: observer.message,
+                                                          ownerType: finding.ownerType, callSite: finding.callSite)
+            findings.append(finding)
+        }
+    }
+
+    private mutating func checkDelivery(_ event: RecordedEvent) {
+        guard let id = event.observer, let observer = state.observers[id], let ownerID = observer.owner,
+              let owner = state.owners[ownerID] else { return }
+        let message = observer.message ?? event.post.flatMap { recentPosts[$0] }
+        let outcome: DeliveryOutcome = switch event.kind {
+        case .skipped: .skipped
+        case .trapped: .trapped
+        default: .delivered
+        }
+        let delivery = FindingDelivery(seq: event.seq, post: event.post ?? 0, message: message, outcome: outcome)
+        if event.trapReason == .unownedCapture {
+            gather(.unownedCaptureAfterRelease, observer: observer, delivery: delivery, seq: event.seq)
+        } else if owner.goneAt != nil || event.kind == .skipped || event.kind == .trapped {
+            // A modern selector observer dropped at its released target's next post: the center's job.
+            if event.kind == .skipped && droppedByCenter(observer) { return }
+            gather(.deliveryAfterOwnerGone, observer: observer, delivery: delivery, seq: event.seq)
+        } else if event.kind == .delivered, let message, configuration.offscreenMessages.contains(message),
+                  let screen = state.screen(of: ownerID), screen.inHierarchy, !screen.visible {
+            gather(.deliveryWhileOffscreen, observer: observer, delivery: delivery, seq: event.seq)
+        }
     }
 
     private mutating func outlives(_ observer: TraceState.Observer, seq: UInt64, released: Bool) {
-        guard outlived.insert(observer.id).inserted else { return }
+        guard reported.insert(Key(rule: .observerOutlivesOwner, observer: observer.id)).inserted else { return }
         var finding = make(.observerOutlivesOwner, observer: observer, seq: seq)
         finding.ownerReleased = released
         findings.append(finding)
+    }
+
+    private mutating func reportOnce(_ rule: LeakRule, observer: TraceState.Observer, seq: UInt64) {
+        guard reported.insert(Key(rule: rule, observer: observer.id)).inserted else { return }
+        findings.append(make(rule, observer: observer, seq: seq))
     }
 
     private mutating func gather(_ rule: LeakRule, observer: TraceState.Observer, delivery: FindingDelivery, seq: UInt64) {
@@ -158,6 +300,19 @@ public struct LeakAnalyzer {
         removed[observer.id] = observer
     }
 
+    /// A finding about a removal: located at the line that removed, the one to fix.
+    private func removalFinding(_ rule: LeakRule, event: RecordedEvent, owner: UInt64?, message: String?) -> LeakFinding {
+        let ownerRecord = owner.flatMap { state.owners[$0] }
+        let callSite = event.callSite ?? "-"
+        return LeakFinding(
+            rule: rule,
+            fingerprint: LeakFinding.fingerprint(rule: rule, message: message, ownerType: ownerRecord?.type, callSite: callSite),
+            message: message, observer: nil, owner: owner.flatMap { state.label(of: $0) }, ownerType: ownerRecord?.type,
+            ownerLocation: ownerRecord?.host == nil ? nil : state.location(of: owner), observerKind: nil, capture: nil,
+            callSite: callSite, addedAt: nil, ownerGoneAt: ownerRecord?.goneAt, ownerReleased: nil, seq: event.seq,
+            deliveriesAfter: [], deliveryCount: 0)
+    }
+
     private func make(_ rule: LeakRule, observer: TraceState.Observer, seq: UInt64) -> LeakFinding {
         let owner = observer.owner.flatMap { state.owners[$0] }
         return LeakFinding(
@@ -165,6 +320,8 @@ public struct LeakAnalyzer {
             fingerprint: LeakFinding.fingerprint(rule: rule, message: observer.message, ownerType: owner?.type,
                                                  callSite: observer.callSite),
             message: observer.message, observer: observer.id, owner: owner?.label, ownerType: owner?.type,
+            ownerLocation: owner?.host == nil ? nil : state.location(of: observer.owner),
+            observerKind: observer.kind, capture: observer.capture,
             callSite: observer.callSite, addedAt: observer.addedAt, ownerGoneAt: owner?.goneAt, ownerReleased: nil,
             seq: seq, deliveriesAfter: [], deliveryCount: 0)
     }

@@ -1,3 +1,5 @@
+public import NotifyBus
+
 /// The leak rules, each with a stable id used in reports, baselines and `--rule`.
 public enum LeakRule: String, Sendable, CaseIterable, Codable {
     /// The owner left the hierarchy for good or was released, and the observer was still registered afterwards.
@@ -8,8 +10,28 @@ public enum LeakRule: String, Sendable, CaseIterable, Codable {
     case deliveryWhileOffscreen = "delivery-while-offscreen"
     /// The same owner registered the same message, sender filter and call site again while the first was live.
     case duplicateRegistration = "duplicate-registration"
-    /// A removal found no such observer registered.
+    /// A removal found no such observer registered: a token or block removed twice, a
+    /// name removed again. Harmless in Foundation; listed because it shows confusion.
     case unbalancedRemoval = "unbalanced-removal"
+    /// A block observer captures its owner `strong`: the owner left the hierarchy or was
+    /// let go by the program, and only the center's block keeps it alive (a cycle).
+    case blockRetainsOwner = "block-retains-owner"
+    /// A block observer capturing its owner `unowned` ran after the owner was gone: a trap.
+    case unownedCaptureAfterRelease = "unowned-capture-after-release"
+    /// A removal by owner, or by owner and name, that left the observer it was meant
+    /// for registered: a block observer (only its token removes it), or a name the owner
+    /// never added (a typo, the wrong constant).
+    case removalMissesObserver = "removal-misses-observer"
+}
+
+/// What a post did with an observer a finding is about.
+public enum DeliveryOutcome: String, Sendable, Hashable, Codable {
+    /// The handler ran.
+    case delivered
+    /// The bus found the owner deallocated and skipped (and removed) the observer.
+    case skipped
+    /// A real app would have crashed: an `unowned` capture, or a legacy selector target.
+    case trapped
 }
 
 /// One delivery that a finding is about.
@@ -17,8 +39,7 @@ public struct FindingDelivery: Sendable, Hashable, Codable {
     public var seq: UInt64
     public var post: UInt64
     public var message: String?
-    /// `delivered`, or `skipped` when the bus found the owner deallocated.
-    public var outcome: String
+    public var outcome: DeliveryOutcome
 }
 
 /// One finding of the leak analysis.
@@ -32,6 +53,12 @@ public struct LeakFinding: Sendable, Hashable {
     /// The owner's label (the screen's name in recorded scenarios).
     public var owner: String?
     public var ownerType: String?
+    /// Where the owner lives, when it is attached to a host: `KeyboardFrameObserver in AztecEditor`.
+    public var ownerLocation: String?
+    /// The observer's kind (token for version-1 traces), when the finding is about one observer.
+    public var observerKind: ObserverKind?
+    /// For a block observer: how it captures its owner.
+    public var capture: BlockCapture?
     /// Where the observer was added; for `unbalanced-removal`, where the removal was called.
     public var callSite: String
     /// When the observer was added.

@@ -1,3 +1,5 @@
+public import NotifyBus
+
 /// One event as read back from a trace, its interned strings resolved.
 public struct RecordedEvent: Sendable, Hashable {
     public var session: Int64
@@ -21,6 +23,8 @@ public struct RecordedEvent: Sendable, Hashable {
     public var callSite: String?
     /// The message's JSON (posts) or the responders tried (actions).
     public var payload: String?
+    /// For `observerAdded`: the selector or handler name, if one was recorded (schema 2).
+    public var handler: String?
 
     /// For `actionRouted`: the owner ids of the responders tried, in order.
     public var triedResponders: [UInt64] {
@@ -31,7 +35,7 @@ public struct RecordedEvent: Sendable, Hashable {
     public init(session: Int64, seq: UInt64, time: UInt64, kind: EventKind, message: String? = nil,
                 owner: UInt64? = nil, observer: UInt64? = nil, post: UInt64? = nil, parent: UInt64? = nil,
                 sender: UInt64? = nil, detail: String? = nil, note: String? = nil, callSite: String? = nil,
-                payload: String? = nil) {
+                payload: String? = nil, handler: String? = nil) {
         self.session = session
         self.seq = seq
         self.time = time
@@ -46,7 +50,33 @@ public struct RecordedEvent: Sendable, Hashable {
         self.note = note
         self.callSite = callSite
         self.payload = payload
+        self.handler = handler
     }
+}
+
+// The typed reading of the stored strings: code decides on these, never on `detail` text.
+extension RecordedEvent {
+    /// For `lifecycle`: the phase.
+    public var phase: LifecyclePhase? { kind == .lifecycle ? detail.flatMap(LifecyclePhase.init(rawValue:)) : nil }
+    /// For `observerRemoved`: why.
+    public var removalReason: RemovalReason? {
+        kind == .observerRemoved ? detail.flatMap(RemovalReason.init(rawValue:)) : nil
+    }
+    /// For `posted`: where the post came from.
+    public var origin: PostOrigin? { kind == .posted ? detail.flatMap(PostOrigin.init(rawValue:)) : nil }
+    /// For `observerAdded`: its kind; version-1 traces, which do not record it, had typed tokens only.
+    public var observerKind: ObserverKind? {
+        guard kind == .observerAdded else { return nil }
+        return detail.flatMap(ObserverKind.init(rawValue:)) ?? .token
+    }
+    /// For a block's `observerAdded`: how it captures its owner.
+    public var capture: BlockCapture? { kind == .observerAdded ? note.flatMap(BlockCapture.init(rawValue:)) : nil }
+    /// For `trapped`: why a real app would have crashed.
+    public var trapReason: TrapReason? { kind == .trapped ? detail.flatMap(TrapReason.init(rawValue:)) : nil }
+    /// For `ownerAttached`: the host the owner lives in.
+    public var host: UInt64? { kind == .ownerAttached ? parent : nil }
+    /// For `ownerReleased`: the `strong` block observer that alone keeps the owner alive.
+    public var retainedBy: UInt64? { kind == .ownerReleased ? observer : nil }
 }
 
 /// A session of a trace file.
@@ -64,6 +94,10 @@ public struct SessionSummary: Sendable, Hashable {
     public var eventCount: Int
     /// Time of the last event, in nanoseconds since the session's origin.
     public var duration: UInt64
+
+    /// What the session's bus did with selector observers whose target was gone;
+    /// `nil` for version-1 traces, which did not record it.
+    public var selectorSemantics: SelectorSemantics?
 
     /// Whether the recorder closed the session.
     public var endedCleanly: Bool { endedAt != nil }

@@ -1,5 +1,6 @@
 import Foundation
 internal import CSQLite
+import NotifyBus
 
 /// Reads a trace file. Opens it read-only, so nothing done through a reader can change a trace.
 ///
@@ -62,7 +63,8 @@ public final class TraceReader {
         let statement = try db.prepare("""
             SELECT s.id, s.name, s.app, s.started_at, s.tool_version, s.scenario, s.ended_at,
                    (SELECT count(*) FROM events e WHERE e.session = s.id),
-                   (SELECT max(time_ns) FROM events e WHERE e.session = s.id)
+                   (SELECT max(time_ns) FROM events e WHERE e.session = s.id),
+                   \(schemaVersion >= 2 ? "s.selector_semantics" : "NULL")
             FROM sessions s ORDER BY s.id
             """)
         var result: [SessionSummary] = []
@@ -72,7 +74,8 @@ public final class TraceReader {
                     id: statement.int64(0), name: statement.text(1) ?? "", app: statement.text(2) ?? "",
                     startedAt: statement.text(3) ?? "", toolVersion: statement.text(4) ?? "",
                     scenario: statement.text(5), endedAt: statement.text(6),
-                    eventCount: Int(statement.int64(7)), duration: UInt64(max(0, statement.int64(8)))))
+                    eventCount: Int(statement.int64(7)), duration: UInt64(max(0, statement.int64(8))),
+                    selectorSemantics: statement.text(9).flatMap(SelectorSemantics.init(rawValue:))))
             }
         } catch {
             throw Self.damaged(path, error)
@@ -107,7 +110,7 @@ public final class TraceReader {
                              _ body: (RecordedEvent) throws -> Bool) throws {
         var sql = """
             SELECT seq, time_ns, kind, message, owner, observer, post, parent, sender, detail, note, callsite,
-                   (SELECT json FROM payloads p WHERE p.id = e.payload)
+                   (SELECT json FROM payloads p WHERE p.id = e.payload), \(schemaVersion >= 2 ? "handler" : "NULL")
             FROM events e WHERE session = ?1
             """
         var values: [SQLValue] = [.integer(session)]
@@ -153,7 +156,7 @@ public final class TraceReader {
             session: session, seq: UInt64(s.int64(0)), time: UInt64(bitPattern: s.int64(1)),
             kind: EventKind(rawValue: Int(s.int64(2))) ?? .bridgeRejected,
             message: string(3), owner: id(4), observer: id(5), post: id(6), parent: id(7), sender: id(8),
-            detail: string(9), note: string(10), callSite: string(11), payload: s.text(12))
+            detail: string(9), note: string(10), callSite: string(11), payload: s.text(12), handler: string(13))
     }
 
     /// Every event of a session, in order. Convenient for small traces and tests;

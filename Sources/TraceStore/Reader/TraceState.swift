@@ -1,4 +1,4 @@
-import NotifyBus
+public import NotifyBus
 
 /// The state of a session at one point of its log: a fold over the events before it.
 ///
@@ -14,23 +14,39 @@ public struct TraceState: Sendable {
         public var sender: UInt64?
         public var callSite: String
         public var addedAt: UInt64
+        /// Token, block or selector; version-1 traces have tokens only.
+        public var kind: ObserverKind = .token
+        /// For a block: how it holds its owner.
+        public var capture: BlockCapture?
+        /// The selector or handler name, when one was recorded.
+        public var handler: String?
     }
 
-    /// An object the bus has seen: a screen, a plugin, a sender.
+    /// An object the bus has seen: a screen, a plugin, a helper, a sender.
     public struct Owner: Sendable, Hashable {
         public var id: UInt64
         public var type: String
         public var label: String
+        /// The object it lives in (a helper's screen, a child screen's container), if attached.
+        public var host: UInt64?
         /// Whether the owner has ever had a lifecycle step (screens and containers do).
         public var hasLifecycle = false
         /// In the screen hierarchy (on a stack, presented, a tab, the root).
         public var inHierarchy = false
         /// Between `viewWillAppear` and `viewDidDisappear`.
         public var visible = false
-        /// Its `deinit` ran.
+        /// Its `deinit` ran, or the bus found it deallocated.
         public var released = false
+        /// When the program let go of it while a `strong` block observer kept it alive.
+        public var retainedOnlyByObserverAt: UInt64?
         /// When it left the hierarchy for good or was released; `nil` while it is in use.
         public var goneAt: UInt64?
+
+        public init(id: UInt64, type: String, label: String) {
+            self.id = id
+            self.type = type
+            self.label = label
+        }
     }
 
     /// UIKit's application states.
@@ -60,6 +76,31 @@ public struct TraceState: Sendable {
         return owners[owner]?.label ?? "#\(owner)"
     }
 
+    /// Where an owner lives: its label, then each host's, `KeyboardFrameObserver in AztecEditor`.
+    public func location(of owner: UInt64?) -> String? {
+        guard let owner else { return nil }
+        var parts = [label(of: owner) ?? "#\(owner)"]
+        var seen: Set<UInt64> = [owner]
+        var next = owners[owner]?.host
+        while let host = next, seen.insert(host).inserted {
+            parts.append(label(of: host) ?? "#\(host)")
+            next = owners[host]?.host
+        }
+        return parts.joined(separator: " in ")
+    }
+
+    /// The screen an owner's visibility follows: itself when it has a lifecycle,
+    /// else the nearest host that has one.
+    public func screen(of owner: UInt64) -> Owner? {
+        var seen: Set<UInt64> = []
+        var next: UInt64? = owner
+        while let id = next, seen.insert(id).inserted, let candidate = owners[id] {
+            if candidate.hasLifecycle { return candidate }
+            next = candidate.host
+        }
+        return nil
+    }
+
     /// Folds one event into the state.
     public mutating func apply(_ event: RecordedEvent) {
         seq = event.seq
@@ -67,12 +108,31 @@ public struct TraceState: Sendable {
         case .ownerRegistered:
             guard let id = event.owner else { return }
             owners[id] = Owner(id: id, type: event.detail ?? "?", label: event.note ?? event.detail ?? "?")
+        case .ownerAttached:
+            guard let id = event.owner else { return }
+            owners[id]?.host = event.host
+        case .ownerReleased:
+            guard let id = event.owner, var owner = owners[id] else { return }
+            if event.retainedBy != nil {
+                owner.retainedOnlyByObserverAt = owner.retainedOnlyByObserverAt ?? event.seq
+            } else {
+                release(&owner, at: event.seq)
+            }
+            owners[id] = owner
         case .observerAdded:
             guard let id = event.observer else { return }
             observers[id] = Observer(id: id, message: event.message, owner: event.owner, sender: event.sender,
-                                     callSite: event.callSite ?? "?", addedAt: event.seq)
+                                     callSite: event.callSite ?? "?", addedAt: event.seq,
+                                     kind: event.observerKind ?? .token, capture: event.capture, handler: event.handler)
         case .observerRemoved:
             if let id = event.observer { observers[id] = nil }
+        case .skipped:
+            // A skip means the bus found the owner deallocated, lifecycle or not
+            // (version-1 traces record no release event).
+            if let id = event.observer.flatMap({ observers[$0]?.owner }), var owner = owners[id], !owner.released {
+                release(&owner, at: event.seq)
+                owners[id] = owner
+            }
         case .posted:
             switch event.message {
             case WillResignActive.name, WillEnterForeground.name: applicationState = .inactive
@@ -81,34 +141,37 @@ public struct TraceState: Sendable {
             default: break
             }
         case .lifecycle:
-            guard let id = event.owner, var owner = owners[id] else {
-                if event.detail == "launch" { applicationState = .inactive }
-                return
-            }
+            guard let phase = event.phase else { return }
+            if phase == .launch { applicationState = .inactive }
+            guard let id = event.owner, var owner = owners[id] else { return }
             owner.hasLifecycle = true
-            switch event.detail {
-            case "setRoot", "push", "present", "selectTab":
+            switch phase {
+            case .setRoot, .push, .present, .selectTab:
                 owner.inHierarchy = true
                 owner.goneAt = nil
-            case "viewWillAppear":
+            case .viewWillAppear:
                 owner.visible = true
-            case "viewDidDisappear":
+            case .viewDidDisappear:
                 owner.visible = false
-            case "removedFromHierarchy":
+            case .removedFromHierarchy:
                 owner.inHierarchy = false
                 owner.visible = false
                 owner.goneAt = owner.goneAt ?? event.seq
-            case "deinit":
-                owner.released = true
-                owner.inHierarchy = false
-                owner.visible = false
-                owner.goneAt = owner.goneAt ?? event.seq
+            case .deinit:
+                release(&owner, at: event.seq)
             default:
                 break
             }
             owners[id] = owner
-        case .sessionStarted, .sessionEnded, .delivered, .skipped, .actionRouted, .bridgeRejected:
+        case .sessionStarted, .sessionEnded, .delivered, .trapped, .actionRouted, .bridgeRejected:
             break
         }
+    }
+
+    private func release(_ owner: inout Owner, at seq: UInt64) {
+        owner.released = true
+        owner.inHierarchy = false
+        owner.visible = false
+        owner.goneAt = owner.goneAt ?? seq
     }
 }

@@ -1,4 +1,5 @@
 public import Foundation
+public import NotifyBus
 
 /// What a recording session is: stored in the `sessions` table.
 public struct SessionInfo: Sendable {
@@ -10,12 +11,17 @@ public struct SessionInfo: Sendable {
     public var scenario: String?
     /// Wall-clock start, for humans; event times come from the bus's clock.
     public var startedAt: Date
+    /// What the session's bus does with selector observers whose target is gone:
+    /// give the bus the same value (``NotifyBus/Bus/init(sink:clock:selectorSemantics:)``).
+    public var selectorSemantics: SelectorSemantics
 
-    public init(name: String, app: String = "app", scenario: String? = nil, startedAt: Date = Date()) {
+    public init(name: String, app: String = "app", scenario: String? = nil, startedAt: Date = Date(),
+                selectorSemantics: SelectorSemantics = .modern) {
         self.name = name
         self.app = app
         self.scenario = scenario
         self.startedAt = startedAt
+        self.selectorSemantics = selectorSemantics
     }
 }
 

@@ -36,16 +36,18 @@ final class TraceWriter {
         try db.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA temp_store=MEMORY; PRAGMA cache_size=-16000;")
         try TraceSchema.prepare(db)
         let create = try db.prepare("""
-            INSERT INTO sessions(name, app, started_at, tool_version, scenario) VALUES (?1, ?2, ?3, ?4, ?5)
+            INSERT INTO sessions(name, app, started_at, tool_version, scenario, selector_semantics)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6)
             """)
         try create.bind([.text(info.name), .text(info.app), .text(info.startedAt.traceTimestamp),
-                         .text(TraceSchema.toolVersion), info.scenario.map(SQLValue.text) ?? .null])
+                         .text(TraceSchema.toolVersion), info.scenario.map(SQLValue.text) ?? .null,
+                         .text(info.selectorSemantics.rawValue)])
         try create.run()
         session = sqlite3_last_insert_rowid(db.handle)
         insert = try db.prepare("""
             INSERT INTO events(session, seq, time_ns, kind, message, owner, observer, post, parent, sender,
-                               detail, note, callsite, payload)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+                               detail, note, callsite, payload, handler)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
             """)
         insertString = try db.prepare("INSERT OR IGNORE INTO strings(value) VALUES (?1)")
         selectString = try db.prepare("SELECT id FROM strings WHERE value = ?1")
@@ -88,15 +90,26 @@ final class TraceWriter {
         case .ownerRegistered(let owner, let typeName, let label):
             try row(seq: seq, time: time, kind: .ownerRegistered, owner: owner,
                     detail: try string(typeName), note: try string(label))
-        case .observerAdded(let observer, let message, let owner, let sender, let callSite):
+        case .observerAdded(let observer, let message, let owner, let sender, let callSite, let kind, let capture,
+                            let handler):
             try row(seq: seq, time: time, kind: .observerAdded, message: try message.map(string), owner: owner,
-                    observer: observer, sender: sender, callsite: try string(callSite.description))
+                    observer: observer, sender: sender, detail: try string(kind.rawValue),
+                    note: try capture.map { (capture) throws(TraceStoreError) in try string(capture.rawValue) },
+                    callsite: try string(callSite.description), handler: try handler.map(string))
         case .observerRemoved(let observer, let message, let owner, let reason, let callSite):
             let site: Int64? = if let callSite { try string(callSite.description) } else { nil }
             try row(seq: seq, time: time, kind: .observerRemoved, message: try message.map(string), owner: owner,
                     observer: observer, detail: try string(reason.rawValue), callsite: site)
+        case .ownerAttached(let owner, let host):
+            try row(seq: seq, time: time, kind: .ownerAttached, owner: owner, parent: host)
+        case .ownerReleased(let owner, let retainedBy):
+            try row(seq: seq, time: time, kind: .ownerReleased, owner: owner, observer: retainedBy)
+        case .trapped(let post, let observer, let reason):
+            try row(seq: seq, time: time, kind: .trapped, observer: observer, post: post, detail: try string(reason.rawValue))
         case .posted(let post, let message, let sender, let parent, let origin):
-            try row(seq: seq, time: time, kind: .posted, message: try messageName(type(of: message)),
+            let name = type(of: message) == NamedMessage.self ? try string(message.messageName)
+                                                               : try messageName(type(of: message))
+            try row(seq: seq, time: time, kind: .posted, message: name,
                     post: post, parent: parent, sender: sender, detail: try string(origin.rawValue),
                     payload: try payload(message))
         case .delivered(let post, let observer):
@@ -118,7 +131,7 @@ final class TraceWriter {
     private func row(seq: UInt64, time: UInt64, kind: EventKind, message: Int64? = nil, owner: UInt64? = nil,
                      observer: UInt64? = nil, post: UInt64? = nil, parent: UInt64? = nil, sender: UInt64? = nil,
                      detail: Int64? = nil, note: Int64? = nil, callsite: Int64? = nil,
-                     payload: Int64? = nil) throws(TraceStoreError) {
+                     payload: Int64? = nil, handler: Int64? = nil) throws(TraceStoreError) {
         let s = insert.handle
         sqlite3_bind_int64(s, 1, session)
         sqlite3_bind_int64(s, 2, Int64(seq))
@@ -134,6 +147,7 @@ final class TraceWriter {
         insert.bind(note, at: 12)
         insert.bind(callsite, at: 13)
         insert.bind(payload, at: 14)
+        insert.bind(handler, at: 15)
         let code = sqlite3_step(s)
         sqlite3_reset(s)
         try db.check(code, sql: insert.sql)
@@ -179,7 +193,12 @@ final class TraceWriter {
     private func encodedPayload(_ message: any BusMessage) throws(TraceStoreError) -> Int64 {
         let data: Data
         do {
-            data = try encoder.encode(message)
+            // A named message's name is its `message` column; its payload is its userInfo.
+            if let named = message as? NamedMessage {
+                data = try encoder.encode(named.payload)
+            } else {
+                data = try encoder.encode(message)
+            }
         } catch {
             throw TraceStoreError(.misuse, "cannot encode \(type(of: message).name): \(error)")
         }

@@ -54,7 +54,8 @@ struct Canonicalizer {
             let base = "\(owner(e.owner)).\(e.message ?? "*")"
             observerCounts[base, default: 0] += 1
             observers[id] = "\(base)#\(observerCounts[base]!)"
-            return "add \(observers[id]!)" + (e.sender.map { " sender \(owner($0))" } ?? "")
+            let kind = e.observerKind.map { $0 == .token ? "" : " \($0)" + (e.capture.map { " \($0)" } ?? "") } ?? ""
+            return "add \(observers[id]!)\(kind)" + (e.sender.map { " sender \(owner($0))" } ?? "")
         case .observerRemoved:
             if let id = e.observer, let name = observers[id] {
                 return "remove \(name) (\(e.detail ?? "?"))"
@@ -77,6 +78,13 @@ struct Canonicalizer {
             return "action \(e.detail ?? "?") from \(owner(e.sender)) tried \(tried) -> \(e.owner.map(owner) ?? "nobody")"
         case .bridgeRejected:
             return "rejected \(e.message ?? "?"): \(e.note ?? "")"
+        case .ownerAttached:
+            return "attach \(owner(e.owner)) to \(owner(e.host))"
+        case .ownerReleased:
+            return "released \(owner(e.owner))" + (e.retainedBy.map { " kept alive by \(observers[$0] ?? "?")" } ?? "")
+        case .trapped:
+            return "trap \(e.post.flatMap { posts[$0] } ?? "?") -> \(e.observer.flatMap { observers[$0] } ?? "?")"
+                + " (\(e.trapReason.map(\.rawValue) ?? "?"))"
         }
     }
 

@@ -111,12 +111,14 @@ public enum TraceReplayer {
         let recorder = try TraceRecorder(path: path, session: SessionInfo(name: name, app: "replay", scenario: scenario))
         let clock = ManualClock()
         let outcome: (failure: String?, system: Any)
+        let bus = Bus(sink: recorder, clock: clock.traceClock)
         do {
-            outcome = try body(Bus(sink: recorder, clock: clock.traceClock), clock)
+            outcome = try body(bus, clock)
         } catch {
             try? recorder.close()
             throw error
         }
+        bus.sweepReleasedOwners()
         try withExtendedLifetime(outcome.system) { () throws(TraceStoreError) in try recorder.close() }
         let failure = outcome.failure
         let reader = try TraceReader(path: path)

@@ -48,7 +48,9 @@ public enum ScenarioRecording {
             try? recorder.close()
             throw error
         }
-        // Close while the app model is alive, as a replay does, so neither records its teardown.
+        // Record what the app released even when nothing was posted afterwards; close while
+        // the app model is alive, as a replay does, so neither records its teardown.
+        bus.sweepReleasedOwners()
         try withExtendedLifetime(runner) { () throws(TraceStoreError) in try recorder.close() }
         guard rename(temporary, path) == 0 else {
             throw TraceStoreError(.misuse, "cannot move the trace into place at \(path): \(String(cString: strerror(errno)))")

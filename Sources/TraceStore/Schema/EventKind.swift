@@ -11,6 +11,9 @@ public enum EventKind: Int, Sendable, CaseIterable, Codable, CustomStringConvert
     case actionRouted = 8
     case bridgeRejected = 9
     case sessionEnded = 10
+    case ownerAttached = 11
+    case ownerReleased = 12
+    case trapped = 13
 
     /// The name used in JSON output, SQL views and `--kind` filters.
     public var name: String {
@@ -26,6 +29,9 @@ public enum EventKind: Int, Sendable, CaseIterable, Codable, CustomStringConvert
         case .actionRouted: "actionRouted"
         case .bridgeRejected: "bridgeRejected"
         case .sessionEnded: "sessionEnded"
+        case .ownerAttached: "ownerAttached"
+        case .ownerReleased: "ownerReleased"
+        case .trapped: "trapped"
         }
     }
 

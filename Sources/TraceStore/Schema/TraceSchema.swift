@@ -3,8 +3,14 @@
 /// Documented column by column in `docs/TRACE_FORMAT.md`; a change here is a
 /// change of ``version``.
 package enum TraceSchema {
-    /// The schema version this build writes and reads.
-    package static let version = 1
+    /// The schema version this build writes.
+    ///
+    /// Version 2 (issue 10) added observer kinds, captures and handler names, owner
+    /// attachments and releases, traps, and the session's selector semantics.
+    package static let version = 2
+    /// The oldest schema version this build still reads. Version 1 traces have no
+    /// observer kinds: their observers read as typed tokens.
+    package static let oldestReadable = 1
     /// The value of `meta.format` that marks a NotifyBus trace.
     package static let format = "notifybus-trace"
     /// The version of the tool written into new traces.
@@ -20,7 +26,8 @@ package enum TraceSchema {
             tool_version TEXT NOT NULL,
             scenario TEXT,
             ended_at TEXT,
-            last_seq INTEGER
+            last_seq INTEGER,
+            selector_semantics TEXT
         );
         CREATE TABLE IF NOT EXISTS strings(id INTEGER PRIMARY KEY, value TEXT NOT NULL UNIQUE);
         CREATE TABLE IF NOT EXISTS payloads(id INTEGER PRIMARY KEY, json TEXT NOT NULL);
@@ -40,6 +47,7 @@ package enum TraceSchema {
             note INTEGER,
             callsite INTEGER,
             payload INTEGER,
+            handler INTEGER,
             PRIMARY KEY(session, seq)
         ) WITHOUT ROWID;
         """
@@ -70,10 +78,14 @@ package enum TraceSchema {
         CREATE VIEW IF NOT EXISTS observers AS
             SELECT a.session, a.observer, m.value AS message, a.owner, o.label AS owner_label,
                    o.type AS owner_type, a.sender, c.value AS callsite, a.seq AS added_seq,
-                   r.seq AS removed_seq, rr.value AS removal_reason
+                   r.seq AS removed_seq, rr.value AS removal_reason,
+                   coalesce(ok.value, 'token') AS kind, oc.value AS capture, oh.value AS handler
             FROM events a
             LEFT JOIN strings m ON m.id = a.message
             LEFT JOIN strings c ON c.id = a.callsite
+            LEFT JOIN strings ok ON ok.id = a.detail
+            LEFT JOIN strings oc ON oc.id = a.note
+            LEFT JOIN strings oh ON oh.id = a.handler
             LEFT JOIN owners o ON o.session = a.session AND o.owner = a.owner
             LEFT JOIN events r ON r.session = a.session AND r.kind = 3 AND r.observer = a.observer
                 AND r.seq = (SELECT min(x.seq) FROM events x
@@ -103,6 +115,22 @@ package enum TraceSchema {
             LEFT JOIN strings d ON d.id = e.detail
             LEFT JOIN strings n ON n.id = e.note
             WHERE e.kind = 7;
+        CREATE VIEW IF NOT EXISTS attachments AS
+            SELECT e.session, e.seq, e.owner, o.label AS owner_label, e.parent AS host, h.label AS host_label
+            FROM events e
+            LEFT JOIN owners o ON o.session = e.session AND o.owner = e.owner
+            LEFT JOIN owners h ON h.session = e.session AND h.owner = e.parent
+            WHERE e.kind = 11;
+        CREATE VIEW IF NOT EXISTS releases AS
+            SELECT e.session, e.seq, e.owner, o.label AS owner_label, e.observer AS retained_by
+            FROM events e
+            LEFT JOIN owners o ON o.session = e.session AND o.owner = e.owner
+            WHERE e.kind = 12;
+        CREATE VIEW IF NOT EXISTS traps AS
+            SELECT e.session, e.seq, e.post, e.observer, d.value AS reason
+            FROM events e
+            LEFT JOIN strings d ON d.id = e.detail
+            WHERE e.kind = 13;
         """
 
     /// Secondary indexes. Built when a session closes, never while recording:
@@ -122,7 +150,11 @@ package enum TraceSchema {
             throw TraceStoreError(.foreignDatabase, "\(db.path): an SQLite database, but not a NotifyBus trace (no meta table)")
         }
         if hasMeta != 0 {
-            try validate(db)
+            let found = try validate(db)
+            guard found == version else {
+                throw TraceStoreError(.unsupportedSchema(found),
+                                      "\(db.path): trace schema version \(found) can be read but not appended to by this tool (it writes \(version)); record into a new file")
+            }
             return
         }
         try db.transaction { () throws(TraceStoreError) in
@@ -163,10 +195,10 @@ package enum TraceSchema {
         guard let text = fields["schema_version"], let found = Int(text) else {
             throw TraceStoreError(.unsupportedSchema(-1), "\(db.path): trace has no readable schema version")
         }
-        guard found == version else {
+        guard (oldestReadable...version).contains(found) else {
             let relation = found > version ? "newer than" : "older than"
             throw TraceStoreError(.unsupportedSchema(found),
-                                  "\(db.path): trace schema version \(found) is \(relation) the version this tool reads (\(version)); use a matching tracectl")
+                                  "\(db.path): trace schema version \(found) is \(relation) the versions this tool reads (\(oldestReadable)-\(version)); use a matching tracectl")
         }
         for table in ["sessions", "events", "strings", "payloads"] {
             guard try db.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?1", .text(table)) == 1 else {

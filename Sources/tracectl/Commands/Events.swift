@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import NotifyBus
 import TraceStore
 
 /// A `--kind` value.
@@ -105,6 +106,17 @@ struct EventDescriber {
         case .observerAdded:
             add("observer", .from(e.observer)); add("message", .from(e.message)); add("owner", .from(label(e.owner)))
             add("ownerId", .from(e.owner)); add("sender", .from(label(e.sender))); add("callsite", .from(e.callSite))
+            add("observerKind", .from(e.observerKind?.rawValue)); add("capture", .from(e.capture?.rawValue))
+            add("handler", .from(e.handler))
+        case .ownerAttached:
+            add("owner", .from(label(e.owner))); add("ownerId", .from(e.owner)); add("host", .from(label(e.host)))
+            add("hostId", .from(e.host))
+        case .ownerReleased:
+            add("owner", .from(label(e.owner))); add("ownerId", .from(e.owner)); add("retainedBy", .from(e.retainedBy))
+        case .trapped:
+            let info = e.observer.flatMap { observers[$0] }
+            add("post", .from(e.post)); add("observer", .from(e.observer)); add("message", .from(info?.message))
+            add("owner", .from(label(info?.owner))); add("reason", .from(e.trapReason?.rawValue))
         case .observerRemoved:
             add("observer", .from(e.observer)); add("message", .from(e.message)); add("owner", .from(label(e.owner)))
             add("ownerId", .from(e.owner)); add("reason", .from(e.detail))
@@ -137,8 +149,17 @@ struct EventDescriber {
         case .sessionEnded: body = ""
         case .ownerRegistered: body = "\(label(e.owner) ?? "?") (\(e.detail ?? "?")) as #\(e.owner ?? 0)"
         case .observerAdded:
-            body = "observer \(e.observer ?? 0) \(e.message ?? "every message") owner \(label(e.owner) ?? "-")"
+            let kind = (e.observerKind ?? .token).rawValue + (e.capture.map { " " + $0.rawValue } ?? "")
+            body = "observer \(e.observer ?? 0) \(e.message ?? "every message") owner \(label(e.owner) ?? "-") [\(kind)]"
                 + (e.sender.map { " sender \(label($0) ?? "?")" } ?? "") + "  " + style.dim(e.callSite ?? "")
+        case .ownerAttached:
+            body = "\(label(e.owner) ?? "?") attached to \(label(e.host) ?? "?")"
+        case .ownerReleased:
+            body = "\(label(e.owner) ?? "?") released" + (e.retainedBy.map { ", kept alive by block observer \($0)" } ?? "")
+        case .trapped:
+            let info = e.observer.flatMap { observers[$0] }
+            body = "post \(e.post ?? 0) -> observer \(e.observer ?? 0) \(info?.message ?? "") owner \(label(info?.owner) ?? "-")"
+                + " would crash (\(e.trapReason?.rawValue ?? "?"))"
         case .observerRemoved:
             body = "observer \(e.observer.map(String.init) ?? "-") \(e.message ?? "?") owner \(label(e.owner) ?? "-") (\(e.detail ?? "?"))"
         case .posted:

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import NotifyBus
 import TraceStore
 
 /// A `--rule` value.
@@ -157,6 +158,19 @@ struct LeakReport {
             return [added, "\(count) \(what): \(listed)\(more)"].compactMap { $0 }.joined(separator: "; ")
         case .duplicateRegistration:
             return "registered again at seq \(finding.seq) while an identical observer was live: its handler runs twice"
+        case .blockRetainsOwner:
+            return [added, "a block capturing its owner strongly keeps it alive after it was let go"
+                + (finding.ownerGoneAt.map { " (seq \($0))" } ?? "") + "; remove the block or capture [weak self]"]
+                .compactMap { $0 }.joined(separator: "; ")
+        case .unownedCaptureAfterRelease:
+            let count = finding.deliveryCount == 1 ? "1 post" : "\(finding.deliveryCount) posts"
+            return [added, "\(count) after the owner was gone would trap: the block captures it unowned"]
+                .compactMap { $0 }.joined(separator: "; ")
+        case .removalMissesObserver:
+            if let observer = finding.observer {
+                return "removal at seq \(finding.seq) left block observer \(observer) registered: only its token removes it"
+            }
+            return "removal at seq \(finding.seq) asked for \(finding.message ?? "a name") the owner never observed"
         case .unbalancedRemoval:
             if let observer = finding.observer, finding.addedAt != nil {
                 return "observer \(observer) removed again at seq \(finding.seq): it was no longer registered"
@@ -178,6 +192,9 @@ struct LeakReport {
                     ("message", .from(finding.message)),
                     ("owner", .from(finding.owner)),
                     ("ownerType", .from(finding.ownerType)),
+                    ("ownerLocation", .from(finding.ownerLocation)),
+                    ("observerKind", .from(finding.observerKind?.rawValue)),
+                    ("capture", .from(finding.capture?.rawValue)),
                     ("callsite", .string(finding.callSite)),
                     ("addedAt", .from(finding.addedAt)),
                     ("ownerGoneAt", .from(finding.ownerGoneAt)),
@@ -185,8 +202,11 @@ struct LeakReport {
                     ("observer", .from(finding.observer)),
                     ("seq", .from(finding.seq)),
                     ("deliveriesAfter", .array(finding.deliveriesAfter.map { delivery in
-                        .object([("seq", .from(delivery.seq)), ("post", .from(delivery.post)),
-                                 ("message", .from(delivery.message)), ("outcome", .string(delivery.outcome))])
+                        let fields: [(String, JSON)] = [
+                            ("seq", .from(delivery.seq)), ("post", .from(delivery.post)),
+                            ("message", .from(delivery.message)), ("outcome", .string(delivery.outcome.rawValue)),
+                        ]
+                        return JSON.object(fields)
                     })),
                     ("deliveryCount", .int(Int64(finding.deliveryCount))),
                     ("baselined", .bool(baseline.contains(finding.fingerprint))),

@@ -33,5 +33,10 @@ func reportingErrors<T>(_ body: () throws -> T) throws -> T {
 
 /// Opens a trace for reading, with the contract's exit codes for bad files.
 func openTrace(_ path: String) throws -> TraceReader {
-    try reportingErrors { try TraceReader(path: path) }
+    let reader = try reportingErrors { try TraceReader(path: path) }
+    if reader.schemaVersion < 2 {
+        diagnose("note: \(path) is a schema-\(reader.schemaVersion) trace: it records no observer kinds, captures, "
+                 + "attachments, releases or traps, so its observers read as typed tokens")
+    }
+    return reader
 }
