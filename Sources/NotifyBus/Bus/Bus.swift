@@ -323,13 +323,14 @@ public final class Bus: Sendable {
                 $0.kind == .selector && (name == nil || $0.messageName == name)
                     && (senderKey == nil || $0.senderID == senderKey)
             }
+            // Selector observers never hold their target strongly.
             let reason: RemovalReason = name == nil ? .ownerSelectors : .explicit
             if matching.isEmpty {
                 recording?.emit(.observerRemoved(observer: nil, message: name, owner: ownerID, reason: reason,
                                                  callSite: callSite), in: &state)
             }
             for observer in matching {
-                state.remove(observer)
+                _ = state.remove(observer)
                 recording?.emit(.observerRemoved(observer: observer.id, message: observer.messageName, owner: ownerID,
                                                  reason: reason, callSite: callSite), in: &state)
             }
@@ -343,17 +344,17 @@ public final class Bus: Sendable {
     public func removeAll(owner: AnyObject, file: String = #fileID, line: Int = #line) {
         let callSite = CallSite(file: file, line: line)
         let owner = ObjectRef(object: owner)
-        let removed = state.withLock { state -> [Observer] in
+        let released = state.withLock { state -> [OwnerRetainer?] in
             guard let ownerID = state.liveOwnerID(of: owner) else { return [] }
-            let owned = state.observers(ownedBy: ownerID)
-            for observer in owned {
-                state.remove(observer)
-                recording?.emit(.observerRemoved(observer: observer.id, message: observer.messageName,
-                                                 owner: ownerID, reason: .ownerRemoved, callSite: callSite), in: &state)
+            return state.observers(ownedBy: ownerID).map { observer in
+                defer {
+                    recording?.emit(.observerRemoved(observer: observer.id, message: observer.messageName,
+                                                     owner: ownerID, reason: .ownerRemoved, callSite: callSite), in: &state)
+                }
+                return state.remove(observer)
             }
-            return owned
         }
-        _ = removed  // released here, outside the lock
+        _ = released  // released here, outside the lock
     }
 
     /// Removes the observers of one message type that `owner` added, of every kind.
@@ -367,39 +368,43 @@ public final class Bus: Sendable {
     package func removeObservers(named name: String, owner: AnyObject, file: String = #fileID, line: Int = #line) {
         let callSite = CallSite(file: file, line: line)
         let owner = ObjectRef(object: owner)
-        let removed = state.withLock { state -> [Observer] in
+        let released = state.withLock { state -> [OwnerRetainer?] in
             let ownerID = registerOwner(owner, in: &state)
             let matching = state.observers(ownedBy: ownerID).filter { $0.messageName == name }
             if matching.isEmpty {
                 recording?.emit(.observerRemoved(observer: nil, message: name, owner: ownerID, reason: .explicit,
                                                  callSite: callSite), in: &state)
             }
-            for observer in matching {
-                state.remove(observer)
-                recording?.emit(.observerRemoved(observer: observer.id, message: name, owner: ownerID, reason: .explicit,
-                                                 callSite: callSite), in: &state)
+            return matching.map { observer in
+                defer {
+                    recording?.emit(.observerRemoved(observer: observer.id, message: name, owner: ownerID,
+                                                     reason: .explicit, callSite: callSite), in: &state)
+                }
+                return state.remove(observer)
             }
-            return matching
         }
-        _ = removed  // released here, outside the lock
+        _ = released  // released here, outside the lock
         sweepOwnersIfDue()
     }
 
-    /// Removes `observer`; the caller holds it, so nothing it keeps alive is released under the lock.
+    /// Removes `observer`; a `strong` block's owner is released after the lock is.
     func removeObserver(_ observer: Observer, reason: RemovalReason, reportMissing: Bool, callSite: CallSite? = nil) {
-        state.withLock { state in
+        let released = state.withLock { state -> OwnerRetainer? in
             guard observer.isActive.load(ordering: .relaxed) else {
                 if reportMissing {
                     recording?.emit(.observerRemoved(observer: observer.id, message: observer.messageName,
                                                      owner: observer.ownerID, reason: reason, callSite: callSite),
                                     in: &state)
                 }
-                return
+                return nil
             }
-            state.remove(observer)
-            recording?.emit(.observerRemoved(observer: observer.id, message: observer.messageName,
-                                             owner: observer.ownerID, reason: reason, callSite: callSite), in: &state)
+            defer {
+                recording?.emit(.observerRemoved(observer: observer.id, message: observer.messageName,
+                                                 owner: observer.ownerID, reason: reason, callSite: callSite), in: &state)
+            }
+            return state.remove(observer)
         }
+        _ = released
     }
 
     /// The number of registered observers.
@@ -532,7 +537,7 @@ public final class Bus: Sendable {
             return false
         case (.selector, _), (.token, _):
             recording?.emit(.skipped(post: post, observer: observer.id), in: &state)
-            state.remove(observer)
+            _ = state.remove(observer)  // tokens and selectors hold no owner
             recording?.emit(.observerRemoved(observer: observer.id, message: observer.messageName, owner: ownerID,
                                              reason: .ownerGone, callSite: nil), in: &state)
             return false
@@ -749,16 +754,18 @@ extension Bus {
             count += 1
         }
 
-        /// Unregisters `observer`. The caller keeps it until the lock is released:
-        /// a `strong` block's owner may be released with it.
-        mutating func remove(_ observer: Observer) {
+        /// Unregisters `observer`.
+        /// - Returns: What kept a `strong` block's owner alive: release it after unlocking,
+        ///   since the owner's deinit may call the bus.
+        mutating func remove(_ observer: Observer) -> OwnerRetainer? {
             observer.isActive.store(false, ordering: .releasing)
             count -= 1
             observer.slots?.remove(observer)
-            if let retainer = observer.retainer, let ownerID = observer.ownerID {
-                retainer.count -= 1
-                if retainer.count == 0 { retainers[ownerID] = nil }
-            }
+            guard let retainer = observer.retainer, let ownerID = observer.ownerID else { return nil }
+            observer.retainer = nil
+            retainer.count -= 1
+            if retainer.count == 0 { retainers[ownerID] = nil }
+            return retainer
         }
 
         func observers(ownedBy ownerID: UInt64) -> [Observer] {

@@ -5,8 +5,8 @@ import Synchronization
 /// removed during a post is not called later in that post.
 class Observer: @unchecked Sendable {
     // @unchecked: every stored property is a `let` of a Sendable type or an
-    // atomic, except `slot` and `slots`, which only the bus reads and writes,
-    // under its lock; `weak let` references are read-only and safe to load from any thread.
+    // atomic, except `slot`, `slots` and `retainer`, which only the bus reads and
+    // writes, under its lock; `weak let` references are read-only and safe to load from any thread.
     let id: UInt64
     /// The message type it observes (``NamedMessage`` for a named one); `nil` for a wildcard.
     let typeKey: ObjectIdentifier?
@@ -23,8 +23,9 @@ class Observer: @unchecked Sendable {
     let callSite: CallSite
     let kind: ObserverKind
     let capture: BlockCapture?
-    /// For a block that captures its owner strongly: what keeps the owner alive.
-    let retainer: OwnerRetainer?
+    /// For a block that captures its owner strongly: what keeps the owner alive, until
+    /// the block is removed. Guarded by the bus's lock.
+    var retainer: OwnerRetainer?
     let isActive = Atomic<Bool>(true)
 
     init(id: UInt64, typeKey: ObjectIdentifier?, owner: ObjectRef?, ownerID: UInt64?, sender: ObjectRef?,

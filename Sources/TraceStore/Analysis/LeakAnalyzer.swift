@@ -227,17 +227,18 @@ public struct LeakAnalyzer {
         findings.append(finding)
     }
 
-    /// After a removal by owner (or by owner and name): block observers it could not reach.
+    /// After a removal by owner (or by owner and name) in Foundation's form: the block and
+    /// token observers it could not reach (only their observation or token removes them).
     private mutating func checkMissedBlocks(_ event: RecordedEvent) {
         guard let ownerID = event.owner else { return }
         let missed = state.observers.values.filter {
-            $0.owner == ownerID && $0.kind == .block && (event.message == nil || $0.message == event.message)
+            $0.owner == ownerID && $0.kind != .selector && (event.message == nil || $0.message == event.message)
         }.sorted { $0.id < $1.id }
         for observer in missed {
             var finding = removalFinding(.removalMissesObserver, event: event, owner: ownerID, message: observer.message)
             finding.observer = observer.id
             finding.addedAt = observer.addedAt
-            finding.observerKind = .block
+            finding.observerKind = observer.kind
             finding.capture = observer.capture
             finding.fingerprint = LeakFinding.fingerprint(rule: .removalMissesObserver, message: observer.message,
                                                           ownerType: finding.ownerType, callSite: finding.callSite)

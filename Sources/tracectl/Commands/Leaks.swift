@@ -168,7 +168,7 @@ struct LeakReport {
                 .compactMap { $0 }.joined(separator: "; ")
         case .removalMissesObserver:
             if let observer = finding.observer {
-                return "removal at seq \(finding.seq) left block observer \(observer) registered: only its token removes it"
+                return "removal at seq \(finding.seq) left \(finding.observerKind?.rawValue ?? "block") observer \(observer) registered: only its token removes it"
             }
             return "removal at seq \(finding.seq) asked for \(finding.message ?? "a name") the owner never observed"
         case .unbalancedRemoval:
