@@ -249,3 +249,28 @@ import Testing
         #expect(findings.map(\.rule) == [.unbalancedRemoval])
     }
 }
+
+/// Fingerprints must not depend on how much came before (issue 13: caches of 16,384
+/// removed observers and 4,096 posts used to decide them).
+@Suite struct FingerprintStabilityTests {
+    static func unbalancedFingerprint(removedBefore: Int, postsBefore: Int) throws -> String {
+        let findings = try LeakRuleBoundaryTests.analyze { bus in
+            let screen = LeakRuleBoundaryTests.Screen()
+            let first = bus.observe(KeyboardWillShow.self, owner: screen) { _ in }
+            bus.remove(first)
+            for _ in 0..<removedBefore { bus.remove(bus.observe(Ping.self) { _ in }) }
+            for n in 0..<postsBefore { bus.post(Ping(n: n)) }
+            bus.remove(first)
+        }
+        let finding = try #require(findings.first { $0.rule == .unbalancedRemoval })
+        #expect(finding.message == KeyboardWillShow.name)
+        #expect(finding.ownerType == "Screen")
+        return finding.fingerprint
+    }
+
+    @Test func anUnbalancedRemovalHasTheSameFingerprintAfterManyRemovalsAndPosts() throws {
+        let short = try Self.unbalancedFingerprint(removedBefore: 0, postsBefore: 0)
+        let long = try Self.unbalancedFingerprint(removedBefore: 17_000, postsBefore: 5_000)
+        #expect(short == long)
+    }
+}
