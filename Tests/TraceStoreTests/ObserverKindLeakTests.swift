@@ -274,3 +274,35 @@ import Testing
         #expect(short == long)
     }
 }
+
+/// Issue 10's second misfire: a screen covered by another keeps reacting to the app
+/// going to the background and coming back.
+@Suite struct CoveredScreenActivityTests {
+    static func findings(addOn: String, removeOn: String) throws -> [LeakFinding] {
+        let scenario = """
+            {"name": "conversation", "screens": {
+               "Conversation": {"observers": [
+                 {"message": "didEnterBackground", "addOn": "\(addOn)", "removeOn": "\(removeOn)"},
+                 {"message": "willEnterForeground", "addOn": "\(addOn)", "removeOn": "\(removeOn)"}]},
+               "Profile": {"observers": []}},
+             "root": {"navigation": "Conversation"},
+             "steps": [{"push": "Profile"}, {"background": {}}, {"foreground": {}}, {"pop": {}}, {"background": {}}]}
+            """
+        let dir = try TemporaryDirectory()
+        let path = dir.file("t.trace")
+        let summary = try ScenarioRecording.record(scenario: Data(scenario.utf8), file: "c.json", to: path)
+        return try LeakAnalyzer.analyze(try TraceReader(path: path), session: summary.sessionID)
+    }
+
+    @Test func aCoveredScreenReactingToActivityIsReported() throws {
+        let found = try Self.findings(addOn: "viewDidLoad", removeOn: "deinit")
+        #expect(found.map(\.rule) == [.deliveryWhileOffscreen, .deliveryWhileOffscreen])
+        #expect(Set(found.compactMap(\.message)) == ["didEnterBackground", "willEnterForeground"])
+        #expect(found.allSatisfy { $0.owner == "Conversation" })
+    }
+
+    @Test func theFixedScreenThatStopsObservingWhenCoveredIsNot() throws {
+        let found = try Self.findings(addOn: "viewWillAppear", removeOn: "viewWillDisappear")
+        #expect(found.isEmpty)
+    }
+}
