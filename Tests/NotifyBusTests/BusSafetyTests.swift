@@ -4,6 +4,8 @@ import Testing
 
 /// The bus bugs of issue 13, each with the test that failed before its fix.
 @Suite struct BusSafetyTests {
+    /// Whether this process runs instrumented by AddressSanitizer, whose runtime exports `__asan_init`.
+    static let underAddressSanitizer = dlsym(dlopen(nil, RTLD_NOW), "__asan_init") != nil
     @Test func aTokenOfAReleasedBusIsIgnoredByANewBusAtTheSameAddress() {
         var reused = 0
         for _ in 0..<200 {
@@ -21,8 +23,9 @@ import Testing
             #expect(new.observerCount == 1)
             _ = kept
         }
-        // The allocator reuses the address often enough for the test to mean something.
-        #expect(reused > 0)
+        // The allocator reuses the address often enough for the test to mean something;
+        // AddressSanitizer quarantines freed memory, so there it never does.
+        if !Self.underAddressSanitizer { #expect(reused > 0) }
     }
 
     /// An owner whose deinit touches the bus, released by a removal: its deinit must run

@@ -235,7 +235,7 @@ public final class Bus: Sendable {
         handler: @escaping @Sendable (M) -> Void, action: (@Sendable (AnyObject, M) -> Void)? = nil
     ) -> Observer {
         let ownerRef = owner.map { ObjectRef(object: $0) }, senderRef = sender.map(ObjectRef.init)
-        let observer = state.withLock { state -> Observer in
+        let (observer, sweepDue) = state.withLock { state -> (Observer, Bool) in
             let id = state.takeObserverID()
             let ownerID = ownerRef.map { registerOwner($0, in: &state) }
             let senderID = senderRef.map { registerOwner($0, in: &state) }
@@ -254,9 +254,9 @@ public final class Bus: Sendable {
             recording?.emit(.observerAdded(observer: id, message: slots.name, owner: ownerID, sender: senderID,
                                            callSite: callSite, kind: kind, capture: capture, handler: handlerName),
                             in: &state)
-            return observer
+            return (observer, state.ownerSweepDue)
         }
-        sweepOwnersIfDue()
+        if sweepDue { sweepOwners() }
         return observer
     }
 
@@ -440,7 +440,7 @@ public final class Bus: Sendable {
         let senderRef = sender.map(ObjectRef.init)
         // The snapshot and the `posted` event are taken together, so that the trace
         // orders the post exactly where its set of observers was decided.
-        let (typed, wildcards, postID) = state.withLock { state in
+        let (typed, wildcards, postID, sweepDue) = state.withLock { state in
             let typed = state.items(for: M.self, named: named)
             let wildcards = state.wildcards.live == 0 ? [] : state.wildcards.items
             let senderID = senderRef.map { registerOwner($0, in: &state) }
@@ -449,9 +449,9 @@ public final class Bus: Sendable {
             let postID = state.postCounter
             recording.emit(.posted(post: postID, message: message, sender: senderID, parent: parent,
                                    origin: origin ?? (parent == nil ? .app : .reaction)), in: &state)
-            return (typed, wildcards, postID)
+            return (typed, wildcards, postID, senderRef != nil && state.ownerSweepDue)
         }
-        sweepOwnersIfDue()
+        if sweepDue { sweepOwners() }
         CurrentPost.with(bus: self, post: postID) {
             merged(typed, wildcards) { deliver(message, to: $0, sender: sender, post: postID) }
         }
@@ -600,7 +600,14 @@ public final class Bus: Sendable {
         let object = ref.object
         let key = ObjectIdentifier(object)
         // The caller holds `object`, so a live record at its address is this object.
-        if let known = state.owners[key], known.ref.object != nil { return known.id }
+        if let known = state.owners[key] {
+            if known.ref.object != nil { return known.id }
+            // A new object at a released one's address: the old one is gone, and the
+            // trace says so before the new one appears, as a sweep would have.
+            if let recording, state.reportedGone.insert(known.id).inserted {
+                recording.emit(.ownerReleased(owner: known.id, retainedBy: nil), in: &state)
+            }
+        }
         let id = state.nextOwnerID
         state.nextOwnerID += 1
         state.addOwner(OwnerRecord(id: id, ref: WeakObject(object: object)), key: key)
@@ -618,8 +625,14 @@ public final class Bus: Sendable {
     /// owners makes strong references, and the last one may run a deinit that calls the bus.
     private func sweepOwnersIfDue() {
         guard state.withLock({ $0.ownerSweepDue }) else { return }
+        sweepOwners()
+    }
+
+    private func sweepOwners() {
         var alive: [AnyObject] = []
-        state.withLock { sweepOwners(&$0, alive: &alive) }
+        state.withLock { state in
+            if state.ownerSweepDue { sweepOwners(&state, alive: &alive) }
+        }
     }
 
     /// Records the released owners and drops their records; `alive` receives the
