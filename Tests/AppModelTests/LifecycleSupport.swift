@@ -1,3 +1,4 @@
+import AppModel
 import NotifyBus
 
 /// A recorded app: a bus with a memory sink and a manual clock, and a readable log.

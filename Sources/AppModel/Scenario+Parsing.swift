@@ -1,4 +1,5 @@
 public import Foundation
+public import NotifyBus
 
 extension Scenario {
     /// The message names a scenario may observe.

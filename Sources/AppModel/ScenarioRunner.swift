@@ -1,3 +1,5 @@
+public import NotifyBus
+
 /// Runs a ``Scenario`` through the lifecycle model on a bus.
 ///
 /// Each push or present makes a new ``Screen`` from the scenario's

@@ -1,3 +1,5 @@
+public import NotifyBus
+
 /// A moment in a screen's life that plugins and scenario observers hook on:
 /// its own callbacks (seed 001's order) and the activity messages delivered to it.
 public enum ScreenMoment: String, Sendable, CaseIterable, Codable {

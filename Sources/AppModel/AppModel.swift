@@ -1,3 +1,5 @@
+public import NotifyBus
+
 /// A headless model of a UIKit app that drives a ``Bus`` the way a real app does.
 ///
 /// It keeps the window hierarchy (an optional main screen, a root of screens,

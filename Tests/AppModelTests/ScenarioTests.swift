@@ -1,4 +1,5 @@
 import Foundation
+import AppModel
 import NotifyBus
 import TestSupport
 import Testing

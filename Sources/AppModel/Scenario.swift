@@ -1,3 +1,5 @@
+public import NotifyBus
+
 /// A scenario: an app's screens, the observers each adds and removes at which
 /// moment, its root, and a list of things that happen to it.
 ///
