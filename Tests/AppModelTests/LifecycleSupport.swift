@@ -8,6 +8,8 @@ final class Harness {
     let bus: Bus
     let app: AppModel
     private var mark = 0
+    /// Something to keep alive as long as the harness (a scenario runner and its app).
+    var keepAlive: AnyObject?
 
     init() {
         bus = Bus(sink: sink, clock: clock.traceClock)
