@@ -92,6 +92,8 @@ public final class Screen: TraceLabeled {
     /// so its type in traces is `<name>ViewController`.
     public var traceTypeName: String { name + "ViewController" }
 
+    /// - Parameter children: Screens embedded in this one when its view loads (containment);
+    ///   see ``AppModel/addChild(_:to:)``.
     public init(name: String, supportedOrientations: InterfaceOrientationMask = .allButUpsideDown,
                 preferredOrientation: InterfaceOrientation = .portrait, handledActions: Set<String> = [],
                 retainedAfterPop: Bool = false, plugins: [any ScreenPlugin] = [], children: [Screen] = []) {
