@@ -28,7 +28,7 @@ private struct ScenarioParser {
     private var screenNames: Set<String> = []
 
     mutating func scenario(_ json: Any) throws(NotifyBusError) -> Scenario {
-        let top = try object(json, "", keys: ["name", "screens", "root", "steps"], optional: [])
+        let top = try object(json, "", keys: ["name", "screens", "root", "steps"], optional: ["format"])
         let name = try string(top["name"], "name")
         guard !name.isEmpty else { throw NotifyBusError("must not be empty", path: "name") }
         let screensObject = try object(top["screens"], "screens", keys: [], optional: nil)
@@ -50,7 +50,14 @@ private struct ScenarioParser {
         for (index, value) in stepList.enumerated() {
             steps.append(try step(value, "steps[\(index)]"))
         }
-        return Scenario(name: name, screens: screens, root: root, main: main, steps: steps)
+        let format = try top["format"].map { (value: Any) throws(NotifyBusError) -> ModelFidelity in
+            let number = try integer(value, "format")
+            guard let format = ModelFidelity(rawValue: number) else {
+                throw NotifyBusError("unknown format \(number) (expected 1 or 2)", path: "format")
+            }
+            return format
+        } ?? .v1
+        return Scenario(name: name, screens: screens, root: root, main: main, steps: steps, format: format)
     }
 
     private static func names(in root: RootSpec) -> [String] {

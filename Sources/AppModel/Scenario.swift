@@ -12,13 +12,18 @@ public struct Scenario: Sendable, Equatable {
     /// A screen that contains everything and tops the responder chain.
     public var main: String?
     public var steps: [Step]
+    /// The file's `format`: 1 (the default, what files without the key record) or 2, which
+    /// runs the model at ``ModelFidelity/current``.
+    public var format: ModelFidelity
 
-    public init(name: String, screens: [String: ScreenSpec], root: RootSpec, main: String? = nil, steps: [Step]) {
+    public init(name: String, screens: [String: ScreenSpec], root: RootSpec, main: String? = nil, steps: [Step],
+                format: ModelFidelity = .v1) {
         self.name = name
         self.screens = screens
         self.root = root
         self.main = main
         self.steps = steps
+        self.format = format
     }
 }
 

@@ -29,6 +29,7 @@ public final class ScenarioRunner {
         self.scenario = scenario
         self.file = file
         self.app = AppModel(bus: bus, clock: clock)
+        app.fidelity = scenario.format
     }
 
     /// Launches the app into the scenario's root and runs every step.
