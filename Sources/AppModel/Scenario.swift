@@ -37,6 +37,10 @@ public struct ScreenSpec: Sendable, Equatable {
     public var plugins: [StockPlugin] = []
     /// Screens embedded in this one as its view loads (containment), in order.
     public var children: [String] = []
+    /// The subviews that take touches, back to front.
+    public var subviews: [Subview] = []
+    /// The view lets touches through where no subview takes them (seed 000).
+    public var passesTouchesThrough = false
 
     public init(observers: [ObserverSpec] = []) {
         self.observers = observers
@@ -108,6 +112,8 @@ public enum Step: Sendable, Equatable {
     case addChild(String, to: String)
     /// The live child screen of that name leaves its parent.
     case removeChild(String)
+    /// The user taps the screen at this point.
+    case tap(x: Double, y: Double)
 
     /// The step's key in the file, which its error paths end with.
     public var key: String {
@@ -129,6 +135,7 @@ public enum Step: Sendable, Equatable {
         case .interactiveDismiss: "interactiveDismiss"
         case .addChild: "addChild"
         case .removeChild: "removeChild"
+        case .tap: "tap"
         }
     }
 }

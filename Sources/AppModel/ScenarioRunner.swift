@@ -86,6 +86,8 @@ public final class ScenarioRunner {
         case .addChild(let name, let parentName):
             guard let parent = app.screen(named: parentName) else { throw NotifyBusError("\(parentName) is not in the hierarchy") }
             try app.addChild(makeScreen(name), to: parent)
+        case .tap(let x, let y):
+            try app.tap(x: x, y: y)
         case .removeChild(let name):
             guard let child = app.screen(named: name) else { throw NotifyBusError("\(name) is not in the hierarchy") }
             try app.removeChild(child)
@@ -113,6 +115,8 @@ public final class ScenarioRunner {
         let screen = Screen(name: name, supportedOrientations: spec.supportedOrientations,
                             preferredOrientation: spec.preferredOrientation, handledActions: Set(spec.handles),
                             retainedAfterPop: spec.retainedAfterPop, children: spec.children.map(makeScreen))
+        screen.subviews = spec.subviews
+        screen.passesTouchesThrough = spec.passesTouchesThrough
         let usesActivity = spec.observers.contains { $0.addOn.isActivity || ($0.removeOn?.isActivity ?? false) }
         var plugins = spec.plugins
         if usesActivity && !plugins.contains(.activityObserver) { plugins.insert(.activityObserver, at: 0) }

@@ -73,3 +73,30 @@ import Testing
         #expect(report.isEqual, "\(report.diffText)")
     }
 }
+
+@Suite struct TouchExampleTests {
+    /// Seed 000's touch-ignoring overlay: taps recorded with who received them.
+    @Test func tapsAreRecordedWithTheScreenThatTookThem() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("touch.trace")
+        let data = try Data(contentsOf: examplesDirectory().appendingPathComponent("seed000-touch-pass-through.json"))
+        let summary = try ScenarioRecording.record(scenario: data, file: "seed000-touch-pass-through.json", to: path)
+        let reader = try TraceReader(path: path)
+        var state = TraceState()
+        var touches: [String] = []
+        try reader.forEachEvent(session: summary.sessionID) { event in
+            state.apply(event)
+            if let phase = event.phase, phase == .touchReceived || phase == .touchPassedThrough, let owner = event.owner {
+                touches.append("\(state.owners[owner]?.label ?? "?") \(phase.rawValue)")
+            }
+            return true
+        }
+        #expect(touches == [
+            "Overlay touchPassedThrough", "Home touchReceived",
+            "Overlay touchReceived",
+            "Card touchPassedThrough", "Overlay touchPassedThrough", "Home touchReceived",
+            "Card touchPassedThrough", "Overlay touchPassedThrough", "Home touchReceived",
+        ])
+        #expect(try LeakAnalyzer.analyze(reader, session: summary.sessionID).isEmpty)
+    }
+}
