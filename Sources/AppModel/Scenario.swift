@@ -30,6 +30,8 @@ public struct ScreenSpec: Sendable, Equatable {
     public var retainedAfterPop = false
     public var handles: [String] = []
     public var plugins: [StockPlugin] = []
+    /// Screens embedded in this one as its view loads (containment), in order.
+    public var children: [String] = []
 
     public init(observers: [ObserverSpec] = []) {
         self.observers = observers
@@ -44,13 +46,25 @@ public struct ObserverSpec: Sendable, Equatable {
     public var removeOn: ScreenMoment?
     /// Only posts from the live screen of this name.
     public var sender: String?
+    /// Which comes first when `addOn` and `removeOn` are the same moment; `nil` otherwise.
+    public var sameMoment: SameMomentOrder?
 
-    public init(message: String, addOn: ScreenMoment, removeOn: ScreenMoment?, sender: String? = nil) {
+    public init(message: String, addOn: ScreenMoment, removeOn: ScreenMoment?, sender: String? = nil,
+                sameMoment: SameMomentOrder? = nil) {
         self.message = message
         self.addOn = addOn
         self.removeOn = removeOn
         self.sender = sender
+        self.sameMoment = sameMoment
     }
+}
+
+/// The order of an observer's add and removal at one moment.
+public enum SameMomentOrder: String, Sendable, CaseIterable {
+    /// Added, then removed: code that cleans up at the end of the method that added.
+    case addFirst
+    /// Removed, then added: the defensive re-add that keeps one registration.
+    case removeFirst
 }
 
 /// The stock plugins a scenario screen can carry.
@@ -81,6 +95,14 @@ public enum Step: Sendable, Equatable {
     case rotate(DeviceOrientation)
     case action(String, from: String)
     case wait(Double)
+    /// The user swipes back; `duration` is the gesture's length.
+    case interactivePop(InteractiveOutcome, duration: Double)
+    /// The user swipes the top presentation down.
+    case interactiveDismiss(InteractiveOutcome, duration: Double)
+    /// A new instance of a screen embedded in the live screen `to`.
+    case addChild(String, to: String)
+    /// The live child screen of that name leaves its parent.
+    case removeChild(String)
 
     /// The step's key in the file, which its error paths end with.
     public var key: String {
@@ -98,6 +120,10 @@ public enum Step: Sendable, Equatable {
         case .rotate: "rotate"
         case .action: "action"
         case .wait: "wait"
+        case .interactivePop: "interactivePop"
+        case .interactiveDismiss: "interactiveDismiss"
+        case .addChild: "addChild"
+        case .removeChild: "removeChild"
         }
     }
 }
