@@ -12,13 +12,20 @@ public struct Scenario: Sendable, Equatable {
     /// A screen that contains everything and tops the responder chain.
     public var main: String?
     public var steps: [Step]
+    /// Objects that are not screens, by name (format v2).
+    public var objects: [String: ObjectSpec]
+    /// App-defined notification names the scenario observes and posts (format v2).
+    public var messages: [String]
 
-    public init(name: String, screens: [String: ScreenSpec], root: RootSpec, main: String? = nil, steps: [Step]) {
+    public init(name: String, screens: [String: ScreenSpec], root: RootSpec, main: String? = nil, steps: [Step],
+                objects: [String: ObjectSpec] = [:], messages: [String] = []) {
         self.name = name
         self.screens = screens
         self.root = root
         self.main = main
         self.steps = steps
+        self.objects = objects
+        self.messages = messages
     }
 }
 
@@ -30,6 +37,8 @@ public struct ScreenSpec: Sendable, Equatable {
     public var retainedAfterPop = false
     public var handles: [String] = []
     public var plugins: [StockPlugin] = []
+    /// Removals not paired with an add, and dropped tokens (format v2).
+    public var removals: [RemovalSpec<ScreenMoment>] = []
 
     public init(observers: [ObserverSpec] = []) {
         self.observers = observers
@@ -44,12 +53,16 @@ public struct ObserverSpec: Sendable, Equatable {
     public var removeOn: ScreenMoment?
     /// Only posts from the live screen of this name.
     public var sender: String?
+    /// Kind, capture and token (format v2); `nil`: a version-1 observer.
+    public var style: ObserverStyle?
 
-    public init(message: String, addOn: ScreenMoment, removeOn: ScreenMoment?, sender: String? = nil) {
+    public init(message: String, addOn: ScreenMoment, removeOn: ScreenMoment?, sender: String? = nil,
+                style: ObserverStyle? = nil) {
         self.message = message
         self.addOn = addOn
         self.removeOn = removeOn
         self.sender = sender
+        self.style = style
     }
 }
 
@@ -81,6 +94,10 @@ public enum Step: Sendable, Equatable {
     case rotate(DeviceOrientation)
     case action(String, from: String)
     case wait(Double)
+    /// A notification outside the typed catalog, posted with a JSON payload (format v2).
+    case post(String, payload: JSONValue)
+    /// A step about objects and their tokens (format v2).
+    case object(ObjectStep)
 
     /// The step's key in the file, which its error paths end with.
     public var key: String {
@@ -98,6 +115,8 @@ public enum Step: Sendable, Equatable {
         case .rotate: "rotate"
         case .action: "action"
         case .wait: "wait"
+        case .post: "post"
+        case .object(let step): step.key
         }
     }
 }

@@ -17,8 +17,10 @@ public import NotifyBus
 public final class ScenarioRunner {
     public let scenario: Scenario
     public let app: AppModel
-    private let file: String
+    let file: String
     private var pendingError: NotifyBusError?
+    /// Objects something outside the scenario keeps alive (format v2's `retained`).
+    var retainedObjects: [AnyObject] = []
 
     /// - Parameters:
     ///   - scenario: What to run.
@@ -57,6 +59,8 @@ public final class ScenarioRunner {
         do {
             try perform(step)
             try checkPending()
+            // Format v2: record what the step released before the next one.
+            if !scenario.objects.isEmpty { app.bus.sweepReleasedOwners() }
         } catch {
             throw error.path == nil ? error.at("steps[\(index)].\(step.key)") : error
         }
@@ -80,6 +84,8 @@ public final class ScenarioRunner {
             guard let screen = app.screen(named: from) else { throw NotifyBusError("\(from) is not in the hierarchy") }
             try app.sendAction(action, from: screen)
         case .wait(let seconds): try app.wait(seconds: seconds)
+        case .post(let name, let payload): try post(name, payload: payload)
+        case .object(let step): try perform(step)
         }
     }
 
@@ -105,6 +111,7 @@ public final class ScenarioRunner {
                             preferredOrientation: spec.preferredOrientation, handledActions: Set(spec.handles),
                             retainedAfterPop: spec.retainedAfterPop)
         let usesActivity = spec.observers.contains { $0.addOn.phase == nil || ($0.removeOn.map { $0.phase == nil } ?? false) }
+            || v2UsesActivity(name)
         var plugins = spec.plugins
         if usesActivity && !plugins.contains(.activityObserver) { plugins.insert(.activityObserver, at: 0) }
         for plugin in plugins {
@@ -114,14 +121,15 @@ public final class ScenarioRunner {
             case .orientationLock: screen.add(OrientationLockPlugin())
             }
         }
-        if !spec.observers.isEmpty {
+        addV2Plugin(to: screen, name: name)
+        if !spec.observers.isEmpty && !usesV2(name) {
             screen.add(ScenarioObserversPlugin(observers: spec.observers, path: "\(file): screens.\(name).observers",
                                                runner: self))
         }
         return screen
     }
 
-    fileprivate func fail(_ error: NotifyBusError) {
+    func fail(_ error: NotifyBusError) {
         if pendingError == nil { pendingError = error }
     }
 }
