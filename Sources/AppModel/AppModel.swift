@@ -330,7 +330,7 @@ public final class AppModel {
                 ? screen.preferredOrientation : fallback.first(where: mask.supports) else { return }
         interfaceOrientation = target
         deviceOrientation = target.deviceOrientation
-        record(.rotate, on: application, detail: "forced interface \(target) for \(screen.name)")
+        record(.forceOrientation, on: application, detail: "interface \(target) for \(screen.name)")
         // The app forces it (seed 000's UIDevice.setValue), so it is not a stimulus.
         bus.post(OrientationDidChange(device: deviceOrientation, interface: target), sender: nil, origin: .app)
         keyboardFollowsRotation()

@@ -24,21 +24,29 @@ extension Scenario {
 }
 
 /// Walks the JSON value, keeping the path of what it reads.
-private struct ScenarioParser {
-    private var screenNames: Set<String> = []
+struct ScenarioParser {
+    var screenNames: Set<String> = []
+    /// Format v2: the objects' names and the notification names outside the catalog.
+    var objectNames: Set<String> = []
+    var declaredMessages: Set<String> = []
+    var objectMethods: [String: [String]] = [:]
+    /// The token properties of each screen and object, for `drop` steps.
+    var tokenNames: [String: Set<String>] = [:]
 
     mutating func scenario(_ json: Any) throws(NotifyBusError) -> Scenario {
-        let top = try object(json, "", keys: ["name", "screens", "root", "steps"], optional: ["format"])
+        let top = try object(json, "", keys: ["name", "screens", "root", "steps"], optional: ["objects", "messages", "format"])
         let name = try string(top["name"], "name")
         guard !name.isEmpty else { throw NotifyBusError("must not be empty", path: "name") }
         let screensObject = try object(top["screens"], "screens", keys: [], optional: nil)
         guard !screensObject.isEmpty else { throw NotifyBusError("a scenario needs at least one screen", path: "screens") }
         screenNames = Set(screensObject.keys)
+        let objectsObject = try declarations(top)
         var screens: [String: ScreenSpec] = [:]
         for key in screensObject.keys.sorted() {
             screens[key] = try screen(screensObject[key], "screens.\(key)")
         }
         try Self.checkContainment(screens)
+        let objects = try objectSpecs(objectsObject, screens: screens)
         let rootObject = try object(top["root"], "root", keys: [], optional: ["screen", "navigation", "tabs", "selected", "main"])
         let main = try rootObject["main"].map { (value: Any) throws(NotifyBusError) -> String in try screenName(value, "root.main") }
         let root = try rootSpec(rootObject, "root", allowTabs: true)
@@ -57,7 +65,8 @@ private struct ScenarioParser {
             }
             return format
         } ?? .v1
-        return Scenario(name: name, screens: screens, root: root, main: main, steps: steps, format: format)
+        return Scenario(name: name, screens: screens, root: root, main: main, steps: steps, objects: objects,
+                        messages: declaredMessages.sorted(), format: format)
     }
 
     private static func names(in root: RootSpec) -> [String] {
@@ -70,7 +79,7 @@ private struct ScenarioParser {
     private func screen(_ value: Any?, _ path: String) throws(NotifyBusError) -> ScreenSpec {
         let fields = try object(value, path, keys: ["observers"],
                                 optional: ["supportedOrientations", "preferredOrientation", "retainedAfterPop", "handles", "plugins",
-                                           "children", "subviews", "passesTouchesThrough"])
+                                           "children", "removals", "subviews", "passesTouchesThrough"])
         var spec = ScreenSpec()
         for (index, item) in try array(fields["observers"], "\(path).observers").enumerated() {
             spec.observers.append(try observer(item, "\(path).observers[\(index)]"))
@@ -125,6 +134,10 @@ private struct ScenarioParser {
                 spec.children.append(try screenName(item, "\(path).children[\(index)]"))
             }
         }
+        let tokens = try Self.tokens(of: spec.observers.enumerated().map { ($1.style, "\(path).observers[\($0)]") })
+        spec.removals = try removals(fields["removals"], path, tokens: tokens) { (value, here) throws(NotifyBusError) in
+            try screenMoment(value, here)
+        }
         return spec
     }
 
@@ -176,12 +189,8 @@ private struct ScenarioParser {
     }
 
     private func observer(_ value: Any?, _ path: String) throws(NotifyBusError) -> ObserverSpec {
-        let fields = try object(value, path, keys: ["message", "addOn", "removeOn"], optional: ["sender", "sameMoment"])
-        let message = try string(fields["message"], "\(path).message")
-        guard Scenario.messageNames.contains(message) else {
-            throw NotifyBusError("unknown message '\(message)' (expected one of \(Scenario.messageNames.joined(separator: ", ")))",
-                                 path: "\(path).message")
-        }
+        let fields = try object(value, path, keys: ["message", "addOn", "removeOn"], optional: Self.styleKeys.union(["sender", "sameMoment"]))
+        let message = try messageName(fields["message"], "\(path).message")
         let moments = Dictionary(uniqueKeysWithValues: ScreenMoment.allCases.map { ($0.rawValue, $0) })
         let addOn = try choice(fields["addOn"], "\(path).addOn", moments, order: ScreenMoment.allCases.map(\.rawValue), what: "moment")
         var removeMoments: [String: ScreenMoment?] = moments.mapValues { $0 }
@@ -200,7 +209,8 @@ private struct ScenarioParser {
             throw NotifyBusError("sameMoment goes with removeOn equal to addOn", path: "\(path).sameMoment")
         }
         let sender = try fields["sender"].map { (value: Any) throws(NotifyBusError) -> String in try screenName(value, "\(path).sender") }
-        return ObserverSpec(message: message, addOn: addOn, removeOn: removeOn, sender: sender, sameMoment: sameMoment)
+        return ObserverSpec(message: message, addOn: addOn, removeOn: removeOn, sender: sender, sameMoment: sameMoment,
+                            style: try style(fields, path, required: false))
     }
 
     private func rootSpec(_ fields: [String: Any], _ path: String, allowTabs: Bool) throws(NotifyBusError) -> RootSpec {
@@ -237,7 +247,7 @@ private struct ScenarioParser {
         guard let fields = value as? [String: Any] else { throw NotifyBusError("expected an object with one step", path: path) }
         let stepKeys = ["push", "pop", "popToRoot", "present", "dismiss", "selectTab", "keyboard", "background",
                         "foreground", "interrupt", "rotate", "action", "wait", "interactivePop", "interactiveDismiss",
-                        "addChild", "removeChild", "tap"]
+                        "addChild", "removeChild", "tap"] + Self.v2StepKeys
         let found = stepKeys.filter { fields[$0] != nil }
         guard found.count == 1 else {
             if found.isEmpty {
@@ -249,11 +259,13 @@ private struct ScenarioParser {
         let key = found[0]
         let extras: [String: Set<String>] = ["present": ["style", "duration"], "keyboard": ["height"], "action": ["from"],
                                              "interactivePop": ["duration"], "interactiveDismiss": ["duration"], "addChild": ["to"]]
+            .merging(Self.v2StepExtras) { old, _ in old }
         for other in fields.keys where other != key && !(extras[key]?.contains(other) ?? false) {
             throw NotifyBusError("unknown key for a \(key) step", path: "\(path).\(other)")
         }
         let argument = fields[key]
         let here = "\(path).\(key)"
+        if let step = try v2Step(key, fields, path) { return step }
         switch key {
         case "push":
             return .push(try screenName(argument, here))
@@ -323,7 +335,7 @@ private struct ScenarioParser {
     // MARK: Values
 
     /// An object with exactly `keys` and any of `optional` (`nil`: any keys at all).
-    private func object(_ value: Any?, _ path: String, keys: Set<String>, optional: Set<String>?) throws(NotifyBusError) -> [String: Any] {
+    func object(_ value: Any?, _ path: String, keys: Set<String>, optional: Set<String>?) throws(NotifyBusError) -> [String: Any] {
         let location: String? = path.isEmpty ? nil : path
         guard let value else { throw NotifyBusError("missing", path: location) }
         guard let fields = value as? [String: Any] else { throw NotifyBusError("expected an object", path: location) }
@@ -340,19 +352,19 @@ private struct ScenarioParser {
         return fields
     }
 
-    private func array(_ value: Any?, _ path: String) throws(NotifyBusError) -> [Any] {
+    func array(_ value: Any?, _ path: String) throws(NotifyBusError) -> [Any] {
         guard let value else { throw NotifyBusError("missing", path: path) }
         guard let list = value as? [Any] else { throw NotifyBusError("expected a list", path: path) }
         return list
     }
 
-    private func string(_ value: Any?, _ path: String) throws(NotifyBusError) -> String {
+    func string(_ value: Any?, _ path: String) throws(NotifyBusError) -> String {
         guard let value else { throw NotifyBusError("missing", path: path) }
         guard let text = value as? String else { throw NotifyBusError("expected a string", path: path) }
         return text
     }
 
-    private func screenName(_ value: Any?, _ path: String) throws(NotifyBusError) -> String {
+    func screenName(_ value: Any?, _ path: String) throws(NotifyBusError) -> String {
         let name = try string(value, path)
         guard screenNames.contains(name) else {
             throw NotifyBusError("unknown screen '\(name)' (screens: \(screenNames.sorted().joined(separator: ", ")))", path: path)
@@ -360,7 +372,7 @@ private struct ScenarioParser {
         return name
     }
 
-    private func number(_ value: Any?, _ path: String) throws(NotifyBusError) -> Double {
+    func number(_ value: Any?, _ path: String) throws(NotifyBusError) -> Double {
         guard let value else { throw NotifyBusError("missing", path: path) }
         if Self.isBoolean(value) { throw NotifyBusError("expected a number", path: path) }
         switch value {
@@ -373,24 +385,24 @@ private struct ScenarioParser {
 
     /// JSON `true`/`false`: on Linux JSONSerialization gives an `NSNumber` for
     /// both numbers and booleans, and `0 is Bool` holds, so ask for its C type.
-    private static func isBoolean(_ value: Any) -> Bool {
+    static func isBoolean(_ value: Any) -> Bool {
         guard let number = value as? NSNumber else { return value is Bool }
         return String(cString: number.objCType) == "c"
     }
 
-    private func integer(_ value: Any?, _ path: String) throws(NotifyBusError) -> Int {
+    func integer(_ value: Any?, _ path: String) throws(NotifyBusError) -> Int {
         let value = try number(value, path)
         guard value.rounded() == value, abs(value) < 1e9 else { throw NotifyBusError("expected a whole number", path: path) }
         return Int(value)
     }
 
-    private func seconds(_ value: Any?, _ path: String) throws(NotifyBusError) -> Double {
+    func seconds(_ value: Any?, _ path: String) throws(NotifyBusError) -> Double {
         let value = try number(value, path)
         guard value >= 0, value.isFinite else { throw NotifyBusError("must not be negative", path: path) }
         return value
     }
 
-    private func choice<T>(_ value: Any?, _ path: String, _ options: [String: T], order: [String]? = nil,
+    func choice<T>(_ value: Any?, _ path: String, _ options: [String: T], order: [String]? = nil,
                            what: String) throws(NotifyBusError) -> T {
         let name = try string(value, path)
         guard let result = options[name] else {

@@ -12,17 +12,23 @@ public struct Scenario: Sendable, Equatable {
     /// A screen that contains everything and tops the responder chain.
     public var main: String?
     public var steps: [Step]
+    /// Objects that are not screens, by name (format v2).
+    public var objects: [String: ObjectSpec]
+    /// App-defined notification names the scenario observes and posts (format v2).
+    public var messages: [String]
     /// The file's `format`: 1 (the default, what files without the key record) or 2, which
     /// runs the model at ``ModelFidelity/current``.
     public var format: ModelFidelity
 
     public init(name: String, screens: [String: ScreenSpec], root: RootSpec, main: String? = nil, steps: [Step],
-                format: ModelFidelity = .v1) {
+                objects: [String: ObjectSpec] = [:], messages: [String] = [], format: ModelFidelity = .v1) {
         self.name = name
         self.screens = screens
         self.root = root
         self.main = main
         self.steps = steps
+        self.objects = objects
+        self.messages = messages
         self.format = format
     }
 }
@@ -41,6 +47,8 @@ public struct ScreenSpec: Sendable, Equatable {
     public var subviews: [Subview] = []
     /// The view lets touches through where no subview takes them (seed 000).
     public var passesTouchesThrough = false
+    /// Removals not paired with an add, and dropped tokens (format v2).
+    public var removals: [RemovalSpec<ScreenMoment>] = []
 
     public init(observers: [ObserverSpec] = []) {
         self.observers = observers
@@ -57,14 +65,17 @@ public struct ObserverSpec: Sendable, Equatable {
     public var sender: String?
     /// Which comes first when `addOn` and `removeOn` are the same moment; `nil` otherwise.
     public var sameMoment: SameMomentOrder?
+    /// Kind, capture and token (format v2); `nil`: a version-1 observer.
+    public var style: ObserverStyle?
 
     public init(message: String, addOn: ScreenMoment, removeOn: ScreenMoment?, sender: String? = nil,
-                sameMoment: SameMomentOrder? = nil) {
+                sameMoment: SameMomentOrder? = nil, style: ObserverStyle? = nil) {
         self.message = message
         self.addOn = addOn
         self.removeOn = removeOn
         self.sender = sender
         self.sameMoment = sameMoment
+        self.style = style
     }
 }
 
@@ -114,6 +125,10 @@ public enum Step: Sendable, Equatable {
     case removeChild(String)
     /// The user taps the screen at this point.
     case tap(x: Double, y: Double)
+    /// A notification outside the typed catalog, posted with a JSON payload (format v2).
+    case post(String, payload: JSONValue)
+    /// A step about objects and their tokens (format v2).
+    case object(ObjectStep)
 
     /// The step's key in the file, which its error paths end with.
     public var key: String {
@@ -136,6 +151,8 @@ public enum Step: Sendable, Equatable {
         case .addChild: "addChild"
         case .removeChild: "removeChild"
         case .tap: "tap"
+        case .post: "post"
+        case .object(let step): step.key
         }
     }
 }

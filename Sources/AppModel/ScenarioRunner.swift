@@ -17,8 +17,10 @@ public import NotifyBus
 public final class ScenarioRunner {
     public let scenario: Scenario
     public let app: AppModel
-    private let file: String
+    let file: String
     private var pendingError: NotifyBusError?
+    /// Objects something outside the scenario keeps alive (format v2's `retained`).
+    var retainedObjects: [AnyObject] = []
 
     /// - Parameters:
     ///   - scenario: What to run.
@@ -58,6 +60,8 @@ public final class ScenarioRunner {
         do {
             try perform(step)
             try checkPending()
+            // Format v2: record what the step released before the next one.
+            if !scenario.objects.isEmpty { app.bus.sweepReleasedOwners() }
         } catch {
             throw error.path == nil ? error.at("steps[\(index)].\(step.key)") : error
         }
@@ -91,6 +95,8 @@ public final class ScenarioRunner {
         case .removeChild(let name):
             guard let child = app.screen(named: name) else { throw NotifyBusError("\(name) is not in the hierarchy") }
             try app.removeChild(child)
+        case .post(let name, let payload): try post(name, payload: payload)
+        case .object(let step): try perform(step)
         }
     }
 
@@ -118,6 +124,7 @@ public final class ScenarioRunner {
         screen.subviews = spec.subviews
         screen.passesTouchesThrough = spec.passesTouchesThrough
         let usesActivity = spec.observers.contains { $0.addOn.isActivity || ($0.removeOn?.isActivity ?? false) }
+            || v2UsesActivity(name)
         var plugins = spec.plugins
         if usesActivity && !plugins.contains(.activityObserver) { plugins.insert(.activityObserver, at: 0) }
         for plugin in plugins {
@@ -127,14 +134,15 @@ public final class ScenarioRunner {
             case .orientationLock: screen.add(OrientationLockPlugin())
             }
         }
-        if !spec.observers.isEmpty {
+        addV2Plugin(to: screen, name: name)
+        if !spec.observers.isEmpty && !usesV2(name) {
             screen.add(ScenarioObserversPlugin(observers: spec.observers, path: "\(file): screens.\(name).observers",
                                                runner: self))
         }
         return screen
     }
 
-    fileprivate func fail(_ error: NotifyBusError) {
+    func fail(_ error: NotifyBusError) {
         if pendingError == nil { pendingError = error }
     }
 }

@@ -13,7 +13,7 @@ import Testing
         _ = h.take()
         try h.app.dismiss()
         #expect(h.app.interfaceOrientation == .portrait)
-        #expect(h.take(lifecycleOnly: true).prefix(2) == ["Video dismiss", "Application rotate forced interface portrait for Home"])
+        #expect(h.take(lifecycleOnly: true).prefix(2) == ["Video dismiss", "Application forceOrientation interface portrait for Home"])
     }
 
     @Test func formatOneDismissalOfASheetLeavesTheInterfaceTurned() throws {

@@ -36,6 +36,9 @@ public enum LifecyclePhase: String, Codable, Sendable, CaseIterable {
     // The application.
     case launch
     case rotate
+    /// The system turned the interface to an orientation the appearing or revealed
+    /// screen supports: a reaction, where `rotate` is the user turning the device.
+    case forceOrientation
     case keyboard
     case wait
 }
