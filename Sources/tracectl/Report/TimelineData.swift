@@ -1,0 +1,166 @@
+import NotifyBus
+import TraceStore
+
+/// The timeline as the compact JSON its page reads: lanes in tree order, observers packed into
+/// rows, posts and deliveries as flat number arrays, findings grouped by cause.
+struct TimelineData {
+    let timeline: Timeline
+    let trace: String
+    let describe: (LeakFinding) -> String
+
+    /// Outcome codes in the `deliveries` array.
+    static let outcomeCodes: [DeliveryOutcome: Int] = [.delivered: 0, .skipped: 1, .trapped: 2]
+
+    /// Owners shown: screens, owners of observers or findings, and the hosts of those.
+    private func laneOrder() -> [(lane: Timeline.Lane, depth: Int)] {
+        var shown = Set(timeline.lanes.filter(\.isScreen).map(\.owner))
+        shown.formUnion(timeline.observers.compactMap(\.owner))
+        shown.formUnion(timeline.groups.flatMap(\.findings).compactMap(\.ownerID))
+        let byID = Dictionary(timeline.lanes.map { ($0.owner, $0) }, uniquingKeysWith: { first, _ in first })
+        for id in Array(shown) {
+            var seen: Set<UInt64> = [id]
+            var next = byID[id]?.host
+            while let host = next, seen.insert(host).inserted {
+                shown.insert(host)
+                next = byID[host]?.host
+            }
+        }
+        var children: [UInt64: [Timeline.Lane]] = [:]
+        var roots: [Timeline.Lane] = []
+        for lane in timeline.lanes where shown.contains(lane.owner) {
+            if let host = lane.host, shown.contains(host), host != lane.owner {
+                children[host, default: []].append(lane)
+            } else {
+                roots.append(lane)
+            }
+        }
+        var order: [(Timeline.Lane, Int)] = []
+        var visited: Set<UInt64> = []
+        func visit(_ lane: Timeline.Lane, _ depth: Int) {
+            guard visited.insert(lane.owner).inserted else { return }
+            order.append((lane, depth))
+            for child in children[lane.owner] ?? [] { visit(child, depth + 1) }
+        }
+        for root in roots { visit(root, 0) }
+        // Attachment cycles have no root: show what is left at the top level.
+        for lane in timeline.lanes where shown.contains(lane.owner) && !visited.contains(lane.owner) { visit(lane, 0) }
+        return order
+    }
+
+    /// Writes the JSON into `out`.
+    func render(into out: inout String) {
+        var messages: [String] = []
+        var messageIndex: [String: Int] = [:]
+        func intern(_ message: String?) -> Int {
+            guard let message else { return -1 }
+            if let index = messageIndex[message] { return index }
+            messageIndex[message] = messages.count
+            messages.append(message)
+            return messages.count - 1
+        }
+        let order = laneOrder()
+        var laneOf: [UInt64: Int] = [:]
+        for (index, entry) in order.enumerated() { laneOf[entry.lane.owner] = index }
+
+        // Observers packed into rows per lane: one that starts after another ended shares its row.
+        var rowEnds: [Int: [UInt64]] = [:]
+        var observerRows: [(lane: Int, row: Int)] = []
+        var observerIndex: [UInt64: Int] = [:]
+        for (index, observer) in timeline.observers.enumerated() {
+            observerIndex[observer.id] = index
+            let lane = observer.owner.flatMap { laneOf[$0] } ?? -1
+            var ends = rowEnds[lane, default: []]
+            let row = ends.firstIndex { $0 <= observer.interval.start } ?? ends.count
+            if row == ends.count { ends.append(observer.interval.end) } else { ends[row] = observer.interval.end }
+            rowEnds[lane] = ends
+            observerRows.append((lane, row))
+        }
+
+        var postIndex: [UInt64: Int] = [:]
+        out += "{\"title\":"
+        JSON.string("\(timeline.session.name) — session \(timeline.session.id)").render(into: &out)
+        out += ",\"trace\":"
+        JSON.string(trace).render(into: &out)
+        out += ",\"end\":\(timeline.end),\"lanes\":["
+        for (index, (lane, depth)) in order.enumerated() {
+            if index > 0 { out += "," }
+            let fields: [(String, JSON)] = [
+                ("label", .string(lane.label)), ("type", .string(lane.type)), ("owner", .from(lane.owner)),
+                ("depth", .int(Int64(depth))), ("screen", .bool(lane.isScreen)),
+                ("rows", .int(Int64(rowEnds[index]?.count ?? 0))),
+                ("registered", .from(lane.registeredAt)),
+                ("visible", .array(lane.visible.flatMap { [JSON.from($0.start), .from($0.end)] })),
+                ("hierarchy", .array(lane.inHierarchy.flatMap { [JSON.from($0.start), .from($0.end)] })),
+                ("gone", .from(lane.goneAt)), ("released", .bool(lane.released)),
+            ]
+            JSON.object(fields).render(into: &out)
+        }
+        out += "],\"observers\":["
+        for (index, observer) in timeline.observers.enumerated() {
+            if index > 0 { out += "," }
+            let ending: String = switch observer.ending {
+            case .stillRegistered: "still registered at the end"
+            case .removed(let reason): "removed" + (reason.map { " (\($0.rawValue))" } ?? "")
+            }
+            let fields: [(String, JSON)] = [
+                ("id", .from(observer.id)), ("lane", .int(Int64(observerRows[index].lane))),
+                ("row", .int(Int64(observerRows[index].row))), ("message", .int(Int64(intern(observer.message)))),
+                ("site", .string(observer.callSite)), ("kind", .string(observer.kind.rawValue)),
+                ("capture", .from(observer.capture?.rawValue)),
+                ("start", .from(observer.interval.start)), ("end", .from(observer.interval.end)),
+                ("ending", .string(ending)), ("open", .bool(observer.ending == .stillRegistered)),
+            ]
+            JSON.object(fields).render(into: &out)
+        }
+        // Flat arrays: [seq, message, parent post index or -1] per post.
+        out += "],\"posts\":["
+        for (index, post) in timeline.posts.enumerated() {
+            if index > 0 { out += "," }
+            postIndex[post.post] = index
+            let parent = post.parent.flatMap { postIndex[$0] } ?? -1
+            out += "\(post.seq),\(intern(post.message)),\(parent)"
+        }
+        // [seq, observer index, outcome code, post index or -1] per delivery.
+        out += "],\"deliveries\":["
+        var first = true
+        for delivery in timeline.deliveries {
+            guard let observer = observerIndex[delivery.observer] else { continue }
+            if !first { out += "," }
+            first = false
+            let post = postIndex[delivery.post] ?? -1
+            out += "\(delivery.seq),\(observer),\(Self.outcomeCodes[delivery.outcome] ?? 0),\(post)"
+        }
+        out += "],\"groups\":["
+        for (index, group) in timeline.groups.enumerated() {
+            if index > 0 { out += "," }
+            let findings: [JSON] = group.findings.map { finding in
+                .object([
+                    ("rule", .string(finding.rule.rawValue)), ("severity", .string(finding.rule.severity.rawValue)),
+                    ("fingerprint", .string(finding.fingerprint)), ("message", .from(finding.message)),
+                    ("owner", .from(finding.owner)), ("seq", .from(finding.seq)),
+                    ("lane", .int(Int64(finding.ownerID.flatMap { laneOf[$0] } ?? -1))),
+                    ("observer", .int(Int64(finding.observer.flatMap { observerIndex[$0] } ?? -1))),
+                    ("deliveries", .array(finding.deliveriesAfter.map { .from($0.seq) })),
+                    ("text", .string(describe(finding))),
+                ])
+            }
+            let fields: [(String, JSON)] = [
+                ("id", .string(group.id)), ("severity", .string(group.severity.rawValue)),
+                ("ownerType", .from(group.ownerType)), ("callsite", .string(group.callSite)),
+                ("findings", .array(findings)),
+            ]
+            JSON.object(fields).render(into: &out)
+        }
+        out += "],\"rules\":{"
+        for (index, rule) in LeakRule.allCases.enumerated() {
+            if index > 0 { out += "," }
+            JSON.string(rule.rawValue).render(into: &out)
+            out += ":"
+            JSON.object([("title", .string(rule.title)), ("help", .string(rule.help)),
+                         ("severity", .string(rule.severity.rawValue))]).render(into: &out)
+        }
+        out += "},\"messages\":"
+        JSON.array(messages.map(JSON.string)).render(into: &out)
+        out += "}"
+    }
+}
