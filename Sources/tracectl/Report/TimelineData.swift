@@ -95,25 +95,45 @@ struct TimelineData {
             ]
             JSON.object(fields).render(into: &out)
         }
-        out += "],\"observers\":["
-        for (index, observer) in timeline.observers.enumerated() {
-            if index > 0 { out += "," }
-            let ending: String = switch observer.ending {
-            case .stillRegistered: "still registered at the end"
-            case .removed(let reason): "removed" + (reason.map { " (\($0.rawValue))" } ?? "")
-            }
-            let fields: [(String, JSON)] = [
-                ("id", .from(observer.id)), ("lane", .int(Int64(observerRows[index].lane))),
-                ("row", .int(Int64(observerRows[index].row))), ("message", .int(Int64(intern(observer.message)))),
-                ("site", .string(observer.callSite)), ("kind", .string(observer.kind.rawValue)),
-                ("capture", .from(observer.capture?.rawValue)),
-                ("start", .from(observer.interval.start)), ("end", .from(observer.interval.end)),
-                ("ending", .string(ending)), ("open", .bool(observer.ending == .stillRegistered)),
-            ]
-            JSON.object(fields).render(into: &out)
+        // Observers, column by column; strings are indexes into `strings`.
+        var strings: [String] = []
+        var stringIndex: [String: Int] = [:]
+        func string(_ text: String?) -> Int {
+            guard let text else { return -1 }
+            if let index = stringIndex[text] { return index }
+            stringIndex[text] = strings.count
+            strings.append(text)
+            return strings.count - 1
         }
+        let observers = timeline.observers
+        func column(_ name: String, _ values: [Int]) {
+            out += "\"\(name)\":["
+            for (index, value) in values.enumerated() {
+                if index > 0 { out += "," }
+                out += String(value)
+            }
+            out += "]"
+        }
+        out += "],\"observers\":{"
+        column("id", observers.map { Int($0.id) }); out += ","
+        column("lane", observerRows.map(\.lane)); out += ","
+        column("row", observerRows.map(\.row)); out += ","
+        column("message", observers.map { intern($0.message) }); out += ","
+        column("site", observers.map { string($0.callSite) }); out += ","
+        column("kind", observers.map { string($0.kind.rawValue) }); out += ","
+        column("capture", observers.map { string($0.capture?.rawValue) }); out += ","
+        column("start", observers.map { Int($0.interval.start) }); out += ","
+        column("end", observers.map { Int($0.interval.end) }); out += ","
+        column("open", observers.map { $0.ending == .stillRegistered ? 1 : 0 }); out += ","
+        column("ending", observers.map { observer in
+            switch observer.ending {
+            case .stillRegistered: string("still registered at the end")
+            case .removed(let reason): string("removed" + (reason.map { " (\($0.rawValue))" } ?? ""))
+            }
+        })
+        out += "}"
         // Flat arrays: [seq, message, parent post index or -1] per post.
-        out += "],\"posts\":["
+        out += ",\"posts\":["
         for (index, post) in timeline.posts.enumerated() {
             if index > 0 { out += "," }
             postIndex[post.post] = index
@@ -130,26 +150,30 @@ struct TimelineData {
             let post = postIndex[delivery.post] ?? -1
             out += "\(delivery.seq),\(observer),\(Self.outcomeCodes[delivery.outcome] ?? 0),\(post)"
         }
+        // Groups, each with its findings column by column.
         out += "],\"groups\":["
         for (index, group) in timeline.groups.enumerated() {
             if index > 0 { out += "," }
-            let findings: [JSON] = group.findings.map { finding in
-                .object([
-                    ("rule", .string(finding.rule.rawValue)), ("severity", .string(finding.rule.severity.rawValue)),
-                    ("fingerprint", .string(finding.fingerprint)), ("message", .from(finding.message)),
-                    ("owner", .from(finding.owner)), ("seq", .from(finding.seq)),
-                    ("lane", .int(Int64(finding.ownerID.flatMap { laneOf[$0] } ?? -1))),
-                    ("observer", .int(Int64(finding.observer.flatMap { observerIndex[$0] } ?? -1))),
-                    ("deliveries", .array(finding.deliveriesAfter.map { .from($0.seq) })),
-                    ("text", .string(describe(finding))),
-                ])
-            }
-            let fields: [(String, JSON)] = [
-                ("id", .string(group.id)), ("severity", .string(group.severity.rawValue)),
-                ("ownerType", .from(group.ownerType)), ("callsite", .string(group.callSite)),
-                ("findings", .array(findings)),
-            ]
-            JSON.object(fields).render(into: &out)
+            out += "{\"id\":"
+            JSON.string(group.id).render(into: &out)
+            out += ",\"severity\":"
+            JSON.string(group.severity.rawValue).render(into: &out)
+            out += ",\"ownerType\":"
+            JSON.from(group.ownerType).render(into: &out)
+            out += ",\"callsite\":"
+            JSON.string(group.callSite).render(into: &out)
+            out += ",\"findings\":{"
+            let findings = group.findings
+            column("rule", findings.map { string($0.rule.rawValue) }); out += ","
+            column("fingerprint", findings.map { string($0.fingerprint) }); out += ","
+            column("message", findings.map { string($0.message) }); out += ","
+            column("owner", findings.map { string($0.owner) }); out += ","
+            column("seq", findings.map { Int($0.seq) }); out += ","
+            column("lane", findings.map { $0.ownerID.flatMap { laneOf[$0] } ?? -1 }); out += ","
+            column("observer", findings.map { $0.observer.flatMap { observerIndex[$0] } ?? -1 }); out += ","
+            out += "\"text\":"
+            JSON.array(findings.map { .string(describe($0)) }).render(into: &out)
+            out += "}}"
         }
         out += "],\"rules\":{"
         for (index, rule) in LeakRule.allCases.enumerated() {
@@ -161,6 +185,8 @@ struct TimelineData {
         }
         out += "},\"messages\":"
         JSON.array(messages.map(JSON.string)).render(into: &out)
+        out += ",\"strings\":"
+        JSON.array(strings.map(JSON.string)).render(into: &out)
         out += "}"
     }
 }

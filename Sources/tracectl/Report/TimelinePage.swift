@@ -90,6 +90,21 @@ Drag to pan, Ctrl+wheel (or +/−) to zoom, wheel to scroll lanes.</div>
   const OUTCOME = ["#333333", "#f29900", "#d32f2f"], OUTCOME_NAME = ["delivered", "skipped", "trapped"];
   const SEV = { error: "#d32f2f", warning: "#f29900", note: "#1e88e5" };
 
+  // Columns into objects; strings are indexes into D.strings.
+  const str = i => i >= 0 ? D.strings[i] : null;
+  const O = D.observers;
+  D.observers = O.id.map((id, i) => ({ id, lane: O.lane[i], row: O.row[i], message: O.message[i], site: str(O.site[i]),
+    kind: str(O.kind[i]), capture: str(O.capture[i]), start: O.start[i], end: O.end[i], ending: str(O.ending[i]),
+    open: O.open[i] === 1 }));
+  for (const g of D.groups) {
+    const F = g.findings;
+    g.findings = F.seq.map((seq, i) => {
+      const rule = str(F.rule[i]);
+      return { rule, severity: D.rules[rule].severity, fingerprint: str(F.fingerprint[i]), message: str(F.message[i]),
+        owner: str(F.owner[i]), seq, lane: F.lane[i], observer: F.observer[i], text: F.text[i] };
+    });
+  }
+
   // Lanes, with a last one for observers without a shown owner.
   const lanes = D.lanes.map(l => Object.assign({}, l, { rows: Math.max(l.rows, 0) }));
   const orphans = D.observers.filter(o => o.lane < 0);
@@ -172,7 +187,7 @@ Drag to pan, Ctrl+wheel (or +/−) to zoom, wheel to scroll lanes.</div>
     ctx.fillStyle = "#e3e3e8"; ctx.fillRect(GUTTER - 4, 0, 1, height);
     document.getElementById("range").textContent = "seq " + Math.floor(v0) + "–" + Math.ceil(v1) + " of " + D.end;
     window.timeline = { ready: true, drawn: JSON.parse(JSON.stringify(drawn)), lanes: lanes.map(l => ({ label: l.label, depth: l.depth, screen: l.screen })),
-      findings: findings.length, markers: hits.filter(h => h.finding).map(h => ({ x: (h.x0 + h.x1) / 2, y: (h.y0 + h.y1) / 2, rule: h.finding.rule })),
+      findings: findings.length, listed, markers: hits.filter(h => h.finding).map(h => ({ x: (h.x0 + h.x1) / 2, y: (h.y0 + h.y1) / 2, rule: h.finding.rule })),
       view: [v0, v1] };
   }
 
@@ -338,7 +353,8 @@ Drag to pan, Ctrl+wheel (or +/−) to zoom, wheel to scroll lanes.</div>
   }
 
   // The findings panel: groups with their findings beneath.
-  const list = document.getElementById("findings");
+  const list = document.getElementById("findings"), LISTED = 100;
+  let listed = 0;
   if (!D.groups.length) list.textContent = "No findings.";
   for (const g of D.groups) {
     const div = document.createElement("div"); div.className = "group";
@@ -347,7 +363,7 @@ Drag to pan, Ctrl+wheel (or +/−) to zoom, wheel to scroll lanes.</div>
     head.children[0].textContent = g.severity; head.children[1].textContent = g.callsite;
     const type = document.createElement("div"); type.className = "help"; type.textContent = g.ownerType || "";
     div.append(head, type);
-    for (const f of g.findings) {
+    for (const f of g.findings.slice(0, LISTED)) {
       const el = document.createElement("div"); el.className = "finding " + f.severity; el.finding = f;
       el.dataset.rule = f.rule;
       el.textContent = f.rule + " — " + (f.message || "every message") + " @ seq " + f.seq;
@@ -355,6 +371,12 @@ Drag to pan, Ctrl+wheel (or +/−) to zoom, wheel to scroll lanes.</div>
       el.onclick = () => reveal(f);
       div.append(el);
     }
+    if (g.findings.length > LISTED) {
+      const more = document.createElement("div"); more.className = "help";
+      more.textContent = "… and " + (g.findings.length - LISTED) + " more of this group on the timeline";
+      div.append(more);
+    }
+    listed += Math.min(LISTED, g.findings.length);
     list.append(div);
   }
   window.addEventListener("resize", resize);
