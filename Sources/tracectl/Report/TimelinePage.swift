@@ -178,7 +178,8 @@ Drag to pan, Ctrl+wheel (or +/−) to zoom, wheel to scroll lanes.</div>
         ctx.fillStyle = "#555"; ctx.fillRect(gx - 0.5, ly + 1, 1.5, lane.h - PAD);
         hit(gx - 3, ly, gx + 3, ly + lane.h, lane.label + (lane.released ? " released" : " left the hierarchy") + " at seq " + lane.gone);
       }
-      for (const o of byLane[li]) drawObserver(o, lane, ly, px);
+      const painted = new Array(lane.rows).fill(-Infinity), ticks = new Array(lane.rows).fill(-1);
+      for (const o of byLane[li]) drawObserver(o, lane, ly, px, painted, ticks);
       ctx.strokeStyle = "#ececf0"; ctx.beginPath(); ctx.moveTo(0, ly + lane.h - 0.5); ctx.lineTo(width, ly + lane.h - 0.5); ctx.stroke();
     }
     drawFindings();
@@ -193,33 +194,48 @@ Drag to pan, Ctrl+wheel (or +/−) to zoom, wheel to scroll lanes.</div>
 
   function hit(x0, y0, x1, y1, text, finding) { hits.push({ x0, y0, x1, y1, text, finding }); }
 
+  // Intervals in start order; one that falls within pixels already painted is counted, not drawn again.
   function bars(flat, by, bh, color, lane, what, count) {
     ctx.fillStyle = color;
+    let painted = -Infinity;
     for (let i = 0; i < flat.length; i += 2) {
       const s = flat[i], e = flat[i + 1];
       if (e < v0 || s > v1) continue;
-      const x0 = Math.max(GUTTER, X(s)), x1 = Math.min(width, X(e));
-      ctx.fillRect(x0, by, Math.max(1, x1 - x0), bh);
       if (count) drawn.visible++;
-      hit(x0, by, x1, by + bh, lane.label + " " + what + " from seq " + s + " to " + e);
+      const x0 = Math.max(GUTTER, Math.floor(X(s))), x1 = Math.min(width, Math.max(Math.ceil(X(e)), x0 + 1));
+      if (x1 <= painted) { drawn.aggregated = true; continue; }
+      const from = Math.max(x0, painted);
+      ctx.fillRect(from, by, x1 - from, bh);
+      painted = x1;
+      const text = lane.label + " " + what + " from seq " + s + " to " + e;
+      hit(x0, by, x1, by + bh, text);
     }
   }
 
-  function drawObserver(o, lane, ly, px) {
+  function drawObserver(o, lane, ly, px, painted, ticks) {
     if (o.end < v0 || o.start > v1) return;
-    const oy = ly + HEADER + o.row * ROW, x0 = Math.max(GUTTER, X(o.start)), x1 = Math.min(width, X(o.end));
-    ctx.fillStyle = KIND[o.kind] || "#888"; ctx.fillRect(x0, oy + 2, Math.max(1, x1 - x0), ROW - 4);
-    if (lane.gone != null && o.end > lane.gone) {
-      const g0 = Math.max(x0, X(lane.gone));
-      ctx.fillStyle = "#ef9a9a"; ctx.fillRect(g0, oy + 2, Math.max(1, x1 - g0), ROW - 4);
-    }
     drawn.observers++;
-    hit(x0, oy, x1, oy + ROW, "observer " + o.id + ": " + msg(o.message) + " (" + o.kind + (o.capture ? ", " + o.capture : "") + ")\n"
-      + "added at seq " + o.start + " by " + o.site + "\n" + o.ending + (o.open ? "" : " at seq " + o.end));
+    const oy = ly + HEADER + o.row * ROW, x0 = Math.max(GUTTER, Math.floor(X(o.start))), x1 = Math.min(width, Math.max(Math.ceil(X(o.end)), x0 + 1));
+    const outlived = lane.gone != null && o.end > lane.gone;
+    // Zoomed out, observers of a row that share pixels are drawn once (an outlived one always shows).
+    if (x1 > painted[o.row] || outlived) {
+      const from = outlived ? x0 : Math.max(x0, painted[o.row]);
+      ctx.fillStyle = KIND[o.kind] || "#888"; ctx.fillRect(from, oy + 2, x1 - from, ROW - 4);
+      if (outlived) {
+        const g0 = Math.max(x0, X(lane.gone));
+        ctx.fillStyle = "#ef9a9a"; ctx.fillRect(g0, oy + 2, Math.max(1, x1 - g0), ROW - 4);
+      }
+      painted[o.row] = Math.max(painted[o.row], x1);
+      hit(x0, oy, x1, oy + ROW, "observer " + o.id + ": " + msg(o.message) + " (" + o.kind + (o.capture ? ", " + o.capture : "") + ")\n"
+        + "added at seq " + o.start + " by " + o.site + "\n" + o.ending + (o.open ? "" : " at seq " + o.end));
+    } else {
+      drawn.aggregated = true;
+    }
     // Deliveries: one tick a pixel, darker for more.
     const list = perObserver[o.index];
-    let i = lower(list.length, k => dl[list[k]], v0), lastX = -1, count = 0, outcome = 0;
-    const flush = () => { if (count) { ctx.globalAlpha = Math.min(1, 0.45 + 0.15 * Math.log2(count + 1)); ctx.fillStyle = OUTCOME[outcome]; ctx.fillRect(lastX, oy + 1, 1.6, ROW - 2); ctx.globalAlpha = 1; } };
+    // The row's observers follow one another, so its ticks go left to right: one a pixel.
+    let i = lower(list.length, k => dl[list[k]], v0), lastX = ticks[o.row], count = 0, outcome = 0;
+    const flush = () => { if (count && lastX !== ticks[o.row]) { ctx.globalAlpha = Math.min(1, 0.45 + 0.15 * Math.log2(count + 1)); ctx.fillStyle = OUTCOME[outcome]; ctx.fillRect(lastX, oy + 1, 1.6, ROW - 2); ctx.globalAlpha = 1; } ticks[o.row] = lastX; };
     for (; i < list.length; i++) {
       const d = list[i], s = dl[d];
       if (s > v1) break;
