@@ -11,42 +11,6 @@ struct TimelineData {
     /// Outcome codes in the `deliveries` array.
     static let outcomeCodes: [DeliveryOutcome: Int] = [.delivered: 0, .skipped: 1, .trapped: 2]
 
-    /// Owners shown: screens, owners of observers or findings, and the hosts of those.
-    private func laneOrder() -> [(lane: Timeline.Lane, depth: Int)] {
-        var shown = Set(timeline.lanes.filter(\.isScreen).map(\.owner))
-        shown.formUnion(timeline.observers.compactMap(\.owner))
-        shown.formUnion(timeline.groups.flatMap(\.findings).compactMap(\.ownerID))
-        let byID = Dictionary(timeline.lanes.map { ($0.owner, $0) }, uniquingKeysWith: { first, _ in first })
-        for id in Array(shown) {
-            var seen: Set<UInt64> = [id]
-            var next = byID[id]?.host
-            while let host = next, seen.insert(host).inserted {
-                shown.insert(host)
-                next = byID[host]?.host
-            }
-        }
-        var children: [UInt64: [Timeline.Lane]] = [:]
-        var roots: [Timeline.Lane] = []
-        for lane in timeline.lanes where shown.contains(lane.owner) {
-            if let host = lane.host, shown.contains(host), host != lane.owner {
-                children[host, default: []].append(lane)
-            } else {
-                roots.append(lane)
-            }
-        }
-        var order: [(Timeline.Lane, Int)] = []
-        var visited: Set<UInt64> = []
-        func visit(_ lane: Timeline.Lane, _ depth: Int) {
-            guard visited.insert(lane.owner).inserted else { return }
-            order.append((lane, depth))
-            for child in children[lane.owner] ?? [] { visit(child, depth + 1) }
-        }
-        for root in roots { visit(root, 0) }
-        // Attachment cycles have no root: show what is left at the top level.
-        for lane in timeline.lanes where shown.contains(lane.owner) && !visited.contains(lane.owner) { visit(lane, 0) }
-        return order
-    }
-
     /// Writes the JSON into `out`.
     func render(into out: inout String) {
         var messages: [String] = []
@@ -58,23 +22,9 @@ struct TimelineData {
             messages.append(message)
             return messages.count - 1
         }
-        let order = laneOrder()
-        var laneOf: [UInt64: Int] = [:]
-        for (index, entry) in order.enumerated() { laneOf[entry.lane.owner] = index }
-
-        // Observers packed into rows per lane: one that starts after another ended shares its row.
-        var rowEnds: [Int: [UInt64]] = [:]
-        var observerRows: [(lane: Int, row: Int)] = []
-        var observerIndex: [UInt64: Int] = [:]
-        for (index, observer) in timeline.observers.enumerated() {
-            observerIndex[observer.id] = index
-            let lane = observer.owner.flatMap { laneOf[$0] } ?? -1
-            var ends = rowEnds[lane, default: []]
-            let row = ends.firstIndex { $0 <= observer.interval.start } ?? ends.count
-            if row == ends.count { ends.append(observer.interval.end) } else { ends[row] = observer.interval.end }
-            rowEnds[lane] = ends
-            observerRows.append((lane, row))
-        }
+        let layout = TimelineLayout(timeline)
+        let (order, laneOf, rowEnds) = (layout.order, layout.laneOf, layout.rowEnds)
+        let (observerRows, observerIndex) = (layout.observerRows, layout.observerIndex)
 
         var postIndex: [UInt64: Int] = [:]
         out += "{\"title\":"
@@ -188,5 +138,78 @@ struct TimelineData {
         out += ",\"strings\":"
         JSON.array(strings.map(JSON.string)).render(into: &out)
         out += "}"
+    }
+}
+
+/// Where each owner and observer goes: owners in tree order (attached objects under their host),
+/// each observer on a row of its owner's lane, shared with the ones that ended before it began.
+struct TimelineLayout {
+    /// The lanes shown, in order, with their depth in the attachment tree.
+    let order: [(lane: Timeline.Lane, depth: Int)]
+    /// A lane's index by owner id.
+    let laneOf: [UInt64: Int]
+    /// Per lane index (-1: observers without a shown owner), the end of each row's last observer.
+    let rowEnds: [Int: [UInt64]]
+    /// Per observer, in the timeline's order: its lane index (-1 when none) and row.
+    let observerRows: [(lane: Int, row: Int)]
+    /// An observer's index in the timeline by id.
+    let observerIndex: [UInt64: Int]
+
+    init(_ timeline: Timeline) {
+        order = Self.laneOrder(timeline)
+        var laneOf: [UInt64: Int] = [:]
+        for (index, entry) in order.enumerated() { laneOf[entry.lane.owner] = index }
+        var rowEnds: [Int: [UInt64]] = [:]
+        var observerRows: [(lane: Int, row: Int)] = []
+        var observerIndex: [UInt64: Int] = [:]
+        for (index, observer) in timeline.observers.enumerated() {
+            observerIndex[observer.id] = index
+            let lane = observer.owner.flatMap { laneOf[$0] } ?? -1
+            var ends = rowEnds[lane, default: []]
+            let row = ends.firstIndex { $0 <= observer.interval.start } ?? ends.count
+            if row == ends.count { ends.append(observer.interval.end) } else { ends[row] = observer.interval.end }
+            rowEnds[lane] = ends
+            observerRows.append((lane, row))
+        }
+        self.laneOf = laneOf
+        self.rowEnds = rowEnds
+        self.observerRows = observerRows
+        self.observerIndex = observerIndex
+    }
+
+    /// Owners shown: screens, owners of observers or findings, and the hosts of those.
+    private static func laneOrder(_ timeline: Timeline) -> [(lane: Timeline.Lane, depth: Int)] {
+        var shown = Set(timeline.lanes.filter(\.isScreen).map(\.owner))
+        shown.formUnion(timeline.observers.compactMap(\.owner))
+        shown.formUnion(timeline.groups.flatMap(\.findings).compactMap(\.ownerID))
+        let byID = Dictionary(timeline.lanes.map { ($0.owner, $0) }, uniquingKeysWith: { first, _ in first })
+        for id in Array(shown) {
+            var seen: Set<UInt64> = [id]
+            var next = byID[id]?.host
+            while let host = next, seen.insert(host).inserted {
+                shown.insert(host)
+                next = byID[host]?.host
+            }
+        }
+        var children: [UInt64: [Timeline.Lane]] = [:]
+        var roots: [Timeline.Lane] = []
+        for lane in timeline.lanes where shown.contains(lane.owner) {
+            if let host = lane.host, shown.contains(host), host != lane.owner {
+                children[host, default: []].append(lane)
+            } else {
+                roots.append(lane)
+            }
+        }
+        var order: [(Timeline.Lane, Int)] = []
+        var visited: Set<UInt64> = []
+        func visit(_ lane: Timeline.Lane, _ depth: Int) {
+            guard visited.insert(lane.owner).inserted else { return }
+            order.append((lane, depth))
+            for child in children[lane.owner] ?? [] { visit(child, depth + 1) }
+        }
+        for root in roots { visit(root, 0) }
+        // Attachment cycles have no root: show what is left at the top level.
+        for lane in timeline.lanes where shown.contains(lane.owner) && !visited.contains(lane.owner) { visit(lane, 0) }
+        return order
     }
 }
