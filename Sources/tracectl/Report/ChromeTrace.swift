@@ -4,8 +4,8 @@ import TraceStore
 /// A session as Trace Event JSON, the format Perfetto UI (ui.perfetto.dev) and `chrome://tracing` open.
 ///
 /// The clock is the event order: one event is one microsecond (`ts` is the sequence number), so
-/// events recorded in the same instant stay apart and in order; the recorded time is in each
-/// event's `args`. The layout follows the timeline page:
+/// events recorded in the same instant (a scenario's steps all are) stay apart and in order. The
+/// layout follows the timeline page:
 ///
 /// - process 1, "posts": every post, as a slice that lasts while it is being delivered (one
 ///   event long when no one observes it), named after its message; a post made during another's
@@ -42,7 +42,7 @@ struct ChromeTrace {
         out += "{\"displayTimeUnit\":\"ns\",\"otherData\":"
         JSON.object([
             ("session", .int(timeline.session.id)), ("scenario", .string(timeline.session.name)),
-            ("clock", .string("ts is the event's sequence number: one event = 1 µs; recorded time in args.time_ns")),
+            ("clock", .string("ts is the event's sequence number: one event = 1 µs")),
         ]).render(into: &out)
         out += ",\"traceEvents\":["
 
