@@ -102,7 +102,7 @@ import Testing
         ])
     }
 
-    @Test(arguments: ["v2-keyboard-helper-fixed", "v2-navigation-bar-category-fixed", "v2-popup-strong-block-fixed",
+    @Test(arguments: ["v2-keyboard-helper-leak-fixed", "v2-navigation-bar-category-fixed", "v2-popup-strong-block-fixed",
                       "v2-audio-interruption-unowned-fixed", "v2-remove-self-misses-block-fixed", "v2-removal-wrong-name-fixed",
                       "v2-token-overwritten-fixed"])
     func fixedVersionHasNoFinding(name: String) throws {
@@ -121,5 +121,22 @@ import Testing
         try ScenarioRecording.record(scenario: data, file: "\(name).json", to: path)
         let report = try TraceReplayer.replayScenario(trace: path)
         #expect(report.isEqual, "\(report.diffText)")
+    }
+}
+
+@Suite struct ScenarioV2DocumentationTests {
+    /// Every format-v2 example is in the table of docs/SCENARIOS.md, and every example named there exists.
+    @Test func docsListEveryV2Example() throws {
+        let text = try String(contentsOf: repositoryFile("docs/SCENARIOS.md"), encoding: .utf8)
+        let files = try FileManager.default.contentsOfDirectory(atPath: repositoryFile("Examples").path)
+            .filter { $0.hasPrefix("v2-") && $0.hasSuffix(".json") && !$0.hasSuffix("-fixed.json") }.sorted()
+        #expect(files.count == 7)
+        for file in files { #expect(text.contains("`\(file)`"), "\(file) is not documented") }
+        let named = text.components(separatedBy: "`v2-").dropFirst().map { "v2-" + $0.prefix { $0 != "`" } }
+        for file in named {
+            #expect(FileManager.default.fileExists(atPath: repositoryFile("Examples/\(file)").path), "\(file) does not exist")
+            let fixed = file.replacingOccurrences(of: ".json", with: "-fixed.json")
+            #expect(FileManager.default.fileExists(atPath: repositoryFile("Examples/\(fixed)").path), "\(fixed) does not exist")
+        }
     }
 }
