@@ -46,6 +46,19 @@ final class ScenarioObject: TraceLabeled {
     var traceTypeName: String { name }
 }
 
+/// What the runner keeps about format v2's objects.
+final class ScenarioObjectState {
+    /// The objects each screen or object hosts, by host name, in name order.
+    let hosted: [String: [(name: String, spec: ObjectSpec)]]
+    /// Objects something outside the scenario keeps alive (`retained`).
+    var retained: [ScenarioObject] = []
+
+    init(scenario: Scenario) {
+        hosted = Dictionary(grouping: scenario.objects.sorted { $0.key < $1.key }.map { (name: $0.key, spec: $0.value) },
+                            by: \.spec.host.name)
+    }
+}
+
 /// One observer of a screen or an object, with the moments of its owner.
 struct ObserverEntry<Moment: Hashable> {
     var message: String
@@ -278,7 +291,7 @@ extension ScenarioRunner {
 
     /// At a host's moment: the objects it makes, the methods it calls, the objects it lets go.
     func hostReached(_ moment: HostMoment, hostName: String, host: AnyObject, properties: OwnerProperties) {
-        let hosted = scenario.objects.filter { $0.value.host.name == hostName }.sorted { $0.key < $1.key }
+        let hosted = objectState.hosted[hostName] ?? []
         for (name, spec) in hosted where spec.createdOn == moment {
             create(name, spec: spec, host: host, properties: properties)
         }
@@ -314,7 +327,7 @@ extension ScenarioRunner {
     /// releasing what it holds, unless something keeps it alive.
     private func release(_ object: ScenarioObject) {
         if object.spec.retained {
-            retainedObjects.append(object)
+            objectState.retained.append(object)
             return
         }
         // The center holds it through a `strong` block: no deinit, ever.
