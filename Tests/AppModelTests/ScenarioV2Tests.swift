@@ -127,13 +127,7 @@ func scenarioJSON(screens: String = #""Home": {"observers": []}"#, objects: Stri
         (scenarioJSON(steps: #"{"drop": "t", "of": "Nobody"}"#), "steps[0].of: unknown screen or object 'Nobody'"),
     ])
     func invalidV2FieldNamesThePathOfTheMistake(json: String, expected: String) {
-        do {
-            _ = try Scenario.parse(Data(json.utf8))
-            Issue.record("accepted: \(json)")
-        } catch {
-            #expect(error.description.hasPrefix(expected), "got: \(error.description)")
-            #expect(!error.description.contains("\n"))
-        }
+        expectParseError(json, startingWith: expected)
     }
 }
 
