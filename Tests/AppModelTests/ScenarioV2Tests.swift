@@ -270,3 +270,23 @@ func scenarioJSON(screens: String = #""Home": {"observers": []}"#, objects: Stri
         }
     }
 }
+
+@Suite struct ScenarioV2TokenStepTests {
+    /// A step that calls a method adding into the same property overwrites it, as reassigning does.
+    @Test func aMethodCalledAgainOverwritesItsToken() throws {
+        let h = Harness()
+        let objects = #""Player": {"host": "Home", "createdOn": "viewDidLoad", "methods": ["play"], "observers": [{"message": "AVAudioSessionInterruptionNotification", "kind": "token", "token": "interruption", "addOn": "play", "removeOn": "never"}]}"#
+        let json = scenarioJSON(objects: objects, steps: #"{"call": "play", "on": "Player"}, {"call": "play", "on": "Player"}, {"post": "AVAudioSessionInterruptionNotification"}"#)
+        let runner = ScenarioRunner(scenario: try Scenario.parse(Data(json.utf8)), file: "s.json", bus: h.bus, clock: h.clock)
+        try runner.run()
+        let log = h.take().filter { $0.contains("Player") || $0.hasPrefix("post") }
+        #expect(log == [
+            "attach Player to Home", "post didBecomeActive",
+            "add AVAudioSessionInterruptionNotification Player", "add AVAudioSessionInterruptionNotification Player",
+            "remove AVAudioSessionInterruptionNotification Player tokenReleased",
+            "post NamedMessage", "deliver NamedMessage -> Player",
+        ])
+        #expect(h.bus.observerCount == 1)
+        withExtendedLifetime(runner) {}
+    }
+}
