@@ -45,6 +45,7 @@ struct ScenarioParser {
         for key in screensObject.keys.sorted() {
             screens[key] = try screen(screensObject[key], "screens.\(key)")
         }
+        try Self.checkContainment(screens)
         let objects = try objectSpecs(objectsObject, screens: screens)
         let rootObject = try object(top["root"], "root", keys: [], optional: ["screen", "navigation", "tabs", "selected", "main"])
         let main = try rootObject["main"].map { (value: Any) throws(NotifyBusError) -> String in try screenName(value, "root.main") }
@@ -70,7 +71,8 @@ struct ScenarioParser {
 
     private func screen(_ value: Any?, _ path: String) throws(NotifyBusError) -> ScreenSpec {
         let fields = try object(value, path, keys: ["observers"],
-                                optional: ["supportedOrientations", "preferredOrientation", "retainedAfterPop", "handles", "plugins", "removals"])
+                                optional: ["supportedOrientations", "preferredOrientation", "retainedAfterPop", "handles", "plugins",
+                                           "children", "removals"])
         var spec = ScreenSpec()
         for (index, item) in try array(fields["observers"], "\(path).observers").enumerated() {
             spec.observers.append(try observer(item, "\(path).observers[\(index)]"))
@@ -109,6 +111,11 @@ struct ScenarioParser {
                 spec.plugins.append(plugin)
             }
         }
+        if let value = fields["children"] {
+            for (index, item) in try array(value, "\(path).children").enumerated() {
+                spec.children.append(try screenName(item, "\(path).children[\(index)]"))
+            }
+        }
         let tokens = try Self.tokens(of: spec.observers.enumerated().map { ($1.style, "\(path).observers[\($0)]") })
         spec.removals = try removals(fields["removals"], path, tokens: tokens) { (value, here) throws(NotifyBusError) in
             try screenMoment(value, here)
@@ -116,8 +123,23 @@ struct ScenarioParser {
         return spec
     }
 
+    /// A screen may not contain itself, directly or through its children.
+    private static func checkContainment(_ screens: [String: ScreenSpec]) throws(NotifyBusError) {
+        for name in screens.keys.sorted() {
+            var seen: Set<String> = [], frontier = [name]
+            while let current = frontier.popLast() {
+                for (index, child) in (screens[current]?.children ?? []).enumerated() {
+                    if child == name {
+                        throw NotifyBusError("\(name) would contain itself", path: "screens.\(current).children[\(index)]")
+                    }
+                    if seen.insert(child).inserted { frontier.append(child) }
+                }
+            }
+        }
+    }
+
     private func observer(_ value: Any?, _ path: String) throws(NotifyBusError) -> ObserverSpec {
-        let fields = try object(value, path, keys: ["message", "addOn", "removeOn"], optional: Self.styleKeys.union(["sender"]))
+        let fields = try object(value, path, keys: ["message", "addOn", "removeOn"], optional: Self.styleKeys.union(["sender", "sameMoment"]))
         let message = try messageName(fields["message"], "\(path).message")
         let moments = Dictionary(uniqueKeysWithValues: ScreenMoment.allCases.map { ($0.rawValue, $0) })
         let addOn = try choice(fields["addOn"], "\(path).addOn", moments, order: ScreenMoment.allCases.map(\.rawValue), what: "moment")
@@ -125,11 +147,19 @@ struct ScenarioParser {
         removeMoments["never"] = .some(nil)
         let removeOn = try choice(fields["removeOn"], "\(path).removeOn", removeMoments,
                                   order: ScreenMoment.allCases.map(\.rawValue) + ["never"], what: "moment")
-        if removeOn == addOn {
-            throw NotifyBusError("the observer would be removed at the moment it is added (\(addOn.rawValue))", path: "\(path).removeOn")
+        let orders = Dictionary(uniqueKeysWithValues: SameMomentOrder.allCases.map { ($0.rawValue, $0) })
+        let sameMoment = try fields["sameMoment"].map { (value: Any) throws(NotifyBusError) -> SameMomentOrder in
+            try choice(value, "\(path).sameMoment", orders, order: SameMomentOrder.allCases.map(\.rawValue), what: "order")
+        }
+        if removeOn == addOn, sameMoment == nil {
+            throw NotifyBusError("added and removed at \(addOn.rawValue): say which comes first with \"sameMoment\": \"addFirst\" or \"removeFirst\"",
+                                 path: "\(path).removeOn")
+        }
+        if removeOn != addOn, sameMoment != nil {
+            throw NotifyBusError("sameMoment goes with removeOn equal to addOn", path: "\(path).sameMoment")
         }
         let sender = try fields["sender"].map { (value: Any) throws(NotifyBusError) -> String in try screenName(value, "\(path).sender") }
-        return ObserverSpec(message: message, addOn: addOn, removeOn: removeOn, sender: sender,
+        return ObserverSpec(message: message, addOn: addOn, removeOn: removeOn, sender: sender, sameMoment: sameMoment,
                             style: try style(fields, path, required: false))
     }
 
@@ -166,7 +196,8 @@ struct ScenarioParser {
     private func step(_ value: Any?, _ path: String) throws(NotifyBusError) -> Step {
         guard let fields = value as? [String: Any] else { throw NotifyBusError("expected an object with one step", path: path) }
         let stepKeys = ["push", "pop", "popToRoot", "present", "dismiss", "selectTab", "keyboard", "background",
-                        "foreground", "interrupt", "rotate", "action", "wait"] + Self.v2StepKeys
+                        "foreground", "interrupt", "rotate", "action", "wait", "interactivePop", "interactiveDismiss",
+                        "addChild", "removeChild"] + Self.v2StepKeys
         let found = stepKeys.filter { fields[$0] != nil }
         guard found.count == 1 else {
             if found.isEmpty {
@@ -176,7 +207,8 @@ struct ScenarioParser {
             throw NotifyBusError("one step per entry, found \(found.joined(separator: " and "))", path: path)
         }
         let key = found[0]
-        let extras: [String: Set<String>] = ["present": ["style", "duration"], "keyboard": ["height"], "action": ["from"]]
+        let extras: [String: Set<String>] = ["present": ["style", "duration"], "keyboard": ["height"], "action": ["from"],
+                                             "interactivePop": ["duration"], "interactiveDismiss": ["duration"], "addChild": ["to"]]
             .merging(Self.v2StepExtras) { old, _ in old }
         for other in fields.keys where other != key && !(extras[key]?.contains(other) ?? false) {
             throw NotifyBusError("unknown key for a \(key) step", path: "\(path).\(other)")
@@ -215,6 +247,16 @@ struct ScenarioParser {
             return .action(name, from: try screenName(fields["from"], "\(path).from"))
         case "wait":
             return .wait(try seconds(argument, here))
+        case "interactivePop", "interactiveDismiss":
+            let outcomes = Dictionary(uniqueKeysWithValues: InteractiveOutcome.allCases.map { ($0.rawValue, $0) })
+            let outcome = try choice(argument, here, outcomes, order: InteractiveOutcome.allCases.map(\.rawValue), what: "outcome")
+            let duration = try fields["duration"].map { (value: Any) throws(NotifyBusError) -> Double in try seconds(value, "\(path).duration") } ?? 0
+            return key == "interactivePop" ? .interactivePop(outcome, duration: duration) : .interactiveDismiss(outcome, duration: duration)
+        case "addChild":
+            guard let parent = fields["to"] else { throw NotifyBusError("an addChild step needs to", path: "\(path).to") }
+            return .addChild(try screenName(argument, here), to: try screenName(parent, "\(path).to"))
+        case "removeChild":
+            return .removeChild(try screenName(argument, here))
         default:
             _ = try object(argument, here, keys: [], optional: [])
             switch key {

@@ -116,7 +116,7 @@ extension ScenarioRunner {
     /// Whether the screen `name`'s v2 parts hook on activity moments, which the activity plugin delivers.
     func v2UsesActivity(_ name: String) -> Bool {
         guard let spec = scenario.screens[name] else { return false }
-        let activity: (ScreenMoment) -> Bool = { $0.phase == nil }
+        let activity: (ScreenMoment) -> Bool = { $0.isActivity }
         let hostMoments = scenario.objects.values.filter { $0.host == .screen(name) }.flatMap { object in
             [object.createdOn, object.releasedOn].compactMap { $0 } + object.calls.map(\.on)
         }
