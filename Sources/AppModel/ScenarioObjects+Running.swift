@@ -65,6 +65,7 @@ struct ObserverEntry<Moment: Hashable> {
     var addOn: Moment
     var removeOn: Moment?
     var sender: String?
+    var sameMoment: SameMomentOrder?
     var style: ObserverStyle?
 }
 
@@ -81,7 +82,8 @@ final class ScenarioScreenPlugin: ScreenPlugin {
     init(name: String, spec: ScreenSpec, runner: ScenarioRunner) {
         self.name = name
         entries = spec.observers.map {
-            ObserverEntry(message: $0.message, addOn: $0.addOn, removeOn: $0.removeOn, sender: $0.sender, style: $0.style)
+            ObserverEntry(message: $0.message, addOn: $0.addOn, removeOn: $0.removeOn, sender: $0.sender,
+                          sameMoment: $0.sameMoment, style: $0.style)
         }
         removals = spec.removals
         retainedAfterPop = spec.retainedAfterPop
@@ -139,8 +141,14 @@ extension ScenarioRunner {
     ) {
         for (index, entry) in entries.enumerated() {
             let site = "\(file): \(path).observers[\(index)]"
-            if entry.removeOn == moment {
+            let removes = entry.removeOn == moment
+            if removes && entry.sameMoment != .addFirst {
                 remove(entry, index: index, owner: owner, properties: properties, callSite: site)
+            }
+            defer {
+                if removes && entry.sameMoment == .addFirst {
+                    remove(entry, index: index, owner: owner, properties: properties, callSite: site)
+                }
             }
             if entry.addOn == moment {
                 var sender: Screen?
@@ -317,7 +325,8 @@ extension ScenarioRunner {
     func objectReached(_ moment: ObjectMoment, _ object: ScenarioObject) {
         reach(moment, owner: object, properties: object.properties,
               entries: object.spec.observers.map {
-                  ObserverEntry(message: $0.message, addOn: $0.addOn, removeOn: $0.removeOn, sender: $0.sender, style: $0.style)
+                  ObserverEntry(message: $0.message, addOn: $0.addOn, removeOn: $0.removeOn, sender: $0.sender,
+                          sameMoment: $0.sameMoment, style: $0.style)
               },
               removals: object.spec.removals, path: "objects.\(object.name)")
         hostReached(.object(moment), hostName: object.name, host: object, properties: object.properties)

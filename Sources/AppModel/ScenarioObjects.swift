@@ -91,13 +91,18 @@ public struct StyledObserver<Moment: Sendable & Hashable>: Sendable, Hashable {
     public var removeOn: Moment?
     /// Only posts from the live screen of this name.
     public var sender: String?
+    /// Which comes first when `addOn` and `removeOn` are the same moment; `nil` otherwise.
+    public var sameMoment: SameMomentOrder?
+    /// Kind, capture and token.
     public var style: ObserverStyle
 
-    public init(message: String, addOn: Moment, removeOn: Moment?, sender: String? = nil, style: ObserverStyle) {
+    public init(message: String, addOn: Moment, removeOn: Moment?, sender: String? = nil,
+                sameMoment: SameMomentOrder? = nil, style: ObserverStyle) {
         self.message = message
         self.addOn = addOn
         self.removeOn = removeOn
         self.sender = sender
+        self.sameMoment = sameMoment
         self.style = style
     }
 }
