@@ -111,9 +111,11 @@ import Testing
     }
 
     /// Every example records the same trace twice: replaying it from its stored scenario is equal.
-    @Test(arguments: ["v2-keyboard-helper-leak", "v2-navigation-bar-category", "v2-popup-strong-block",
-                      "v2-audio-interruption-unowned", "v2-remove-self-misses-block", "v2-removal-wrong-name",
-                      "v2-token-overwritten", "v2-token-overwritten-fixed"])
+    static let bugs = ["v2-keyboard-helper-leak", "v2-navigation-bar-category", "v2-popup-strong-block",
+                       "v2-audio-interruption-unowned", "v2-remove-self-misses-block", "v2-removal-wrong-name",
+                       "v2-token-overwritten"]
+
+    @Test(arguments: bugs + bugs.map { $0 + "-fixed" })
     func exampleReplaysEqual(name: String) throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("\(name).trace")
@@ -121,6 +123,20 @@ import Testing
         try ScenarioRecording.record(scenario: data, file: "\(name).json", to: path)
         let report = try TraceReplayer.replayScenario(trace: path)
         #expect(report.isEqual, "\(report.diffText)")
+    }
+}
+
+@Suite struct ScenarioV2FixTests {
+    /// A fix changes the code, not what happens to the app: the same root and steps as its bug.
+    @Test(arguments: ScenarioV2ExampleTests.bugs)
+    func fixedVersionRunsTheSameSession(name: String) throws {
+        let bug = try Scenario.parse(Data(contentsOf: URL(fileURLWithPath: example(name))))
+        let fixed = try Scenario.parse(Data(contentsOf: URL(fileURLWithPath: example(name + "-fixed"))))
+        #expect(bug.steps == fixed.steps)
+        #expect(bug.root == fixed.root)
+        #expect(bug.screens.keys.sorted() == fixed.screens.keys.sorted())
+        #expect(bug.objects.keys.sorted() == fixed.objects.keys.sorted())
+        #expect(bug != fixed)
     }
 }
 
