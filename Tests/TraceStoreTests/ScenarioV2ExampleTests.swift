@@ -126,6 +126,24 @@ import Testing
     }
 }
 
+/// Golden traces of two v2 examples: today's model must still record them event for event.
+@Suite struct ScenarioV2GoldenTests {
+    @Test(arguments: ["v2-keyboard-helper-leak", "v2-audio-interruption-unowned"])
+    func goldenReplaysEqual(name: String) throws {
+        let report = try TraceReplayer.replayScenario(trace: fixture(name))
+        #expect(report.isEqual, "\(report.diffText)")
+        #expect(report.expectedCount > 20)
+    }
+
+    @Test func goldenFindingsAreTheExamplesFindings() throws {
+        for name in ["v2-keyboard-helper-leak", "v2-audio-interruption-unowned"] {
+            let golden = try LeakAnalyzer.analyze(try TraceReader(path: fixture(name)), session: 1)
+            #expect(golden.map(\.fingerprint).sorted() == (try ScenarioV2ExampleTests.findings(of: name)).map(\.fingerprint).sorted())
+            #expect(!golden.isEmpty)
+        }
+    }
+}
+
 @Suite struct ScenarioV2FixTests {
     /// A fix changes the code, not what happens to the app: the same root and steps as its bug.
     @Test(arguments: ScenarioV2ExampleTests.bugs)
