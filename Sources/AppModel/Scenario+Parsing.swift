@@ -2,7 +2,7 @@ public import Foundation
 public import NotifyBus
 
 extension Scenario {
-    /// The message names a scenario may observe.
+    /// The typed catalog's message names; format v2 adds ``SystemNotification/names`` and a scenario's `messages`.
     public static var messageNames: [String] { MessageCatalog.all.map { $0.name } }
 
     /// Reads a scenario file.
