@@ -39,7 +39,7 @@ public enum TraceReplayer {
             let system = try build(bus)
             var failure: String?
             try reader.forEachEvent(session: recorded.id, filter: EventFilter(kinds: [.posted])) { event in
-                guard event.detail == PostOrigin.stimulus.rawValue, event.parent == nil,
+                guard event.origin == .stimulus, event.parent == nil,
                       let name = event.message, let json = event.payload else { return true }
                 do {
                     let message = try registry.decode(name: name, json: json)
