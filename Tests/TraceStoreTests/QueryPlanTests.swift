@@ -84,7 +84,8 @@ import Testing
         let filters: [(String, EventFilter)] = [
             ("leaks, observers, replay, diff, events", EventFilter()),
             ("observers --at", EventFilter(until: 40)),
-            ("events --kind", EventFilter(kinds: [.posted, .delivered])),
+            ("events --kind, two kinds", EventFilter(kinds: [.posted, .delivered])),
+            ("events --kind; owners, observers (one kind)", EventFilter(kinds: [.observerAdded])),
             ("events --message", EventFilter(message: "KeyboardWillShow")),
             ("events --owner ID", EventFilter(owner: "3")),
             ("events --owner LABEL", EventFilter(owner: "Login")),
@@ -148,7 +149,8 @@ import Testing
     @Test func filtersUseTheirIndexOnAFinishedTrace() throws {
         let reader = try TraceReader(path: fixture("demo"))
         let session = try reader.lastSessionID()
-        for (filter, index) in [(EventFilter(observer: 2), "events_by_observer"), (EventFilter(owner: "3"), "events_by_owner")] {
+        for (filter, index) in [(EventFilter(observer: 2), "events_by_observer"), (EventFilter(owner: "3"), "events_by_owner"),
+                                (EventFilter(kinds: [.ownerRegistered]), "events_by_kind")] {
             let (sql, values) = reader.eventQuery(session: session, filter: filter, payloads: true)
             let details = try plan(reader, sql, values).map(\.detail)
             #expect(details.contains { $0.contains("SEARCH e USING INDEX \(index)") }, "\(details)")

@@ -15,6 +15,10 @@ typealias Scratch = TemporaryDirectory
 /// Runs `tracectl` with `arguments` in `directory` and waits for it.
 @discardableResult
 func tracectl(_ arguments: String..., in directory: String? = nil) throws -> Run {
+    try tracectl(arguments, in: directory)
+}
+
+func tracectl(_ arguments: [String], in directory: String? = nil) throws -> Run {
     let process = Process()
     process.executableURL = productsDirectory().appendingPathComponent("tracectl")
     process.arguments = arguments

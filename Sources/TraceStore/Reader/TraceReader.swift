@@ -170,6 +170,10 @@ public final class TraceReader {
         guard hasIndexes else { return "" }
         if filter.observer != nil { return "INDEXED BY events_by_observer" }
         if let owner = filter.owner, Int64(owner) != nil { return "INDEXED BY events_by_owner" }
+        // One kind comes out of the kind index in `seq` order; several would need a sort.
+        if let kinds = filter.kinds, kinds.count == 1, filter.message == nil, filter.owner == nil {
+            return "INDEXED BY events_by_kind"
+        }
         return ""
     }
 
