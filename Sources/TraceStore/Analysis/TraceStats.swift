@@ -26,6 +26,15 @@ public struct TraceStats: Sendable {
     /// Posts that reached no observer, per message.
     public var unheard: [(message: String, posts: Int)]
 
+    /// The one pass of ``compute(_:session:top:)``: the session's rows in primary-key order.
+    package static let scanSQL = "SELECT kind, message, owner, observer, post, note, callsite FROM events WHERE session = ?1 ORDER BY seq"
+    /// A post's message, for the rare delivery that comes long after its post. Named
+    /// explicitly, the index serves it: without statistics SQLite's planner would rather
+    /// walk the session's primary key. A killed trace has no index, and scans.
+    package static func postLookupSQL(indexed: Bool) -> String {
+        "SELECT message FROM events \(indexed ? "INDEXED BY events_by_post " : "")WHERE session = ?1 AND post = ?2 AND kind = 4 LIMIT 1"
+    }
+
     /// Computes the statistics of a session in one streaming pass over its rows.
     ///
     /// Reads five integer columns per row in primary-key order (no index needed, so a
@@ -33,8 +42,7 @@ public struct TraceStats: Sendable {
     /// and owners, and with posts nobody has heard yet, never with deliveries: a delivery
     /// finds its post's message among the recent posts, which is where the bus puts it.
     public static func compute(_ reader: TraceReader, session: Int64, top: Int = 10) throws -> TraceStats {
-        let statement = try reader.db.prepare(
-            "SELECT kind, message, owner, observer, post, note, callsite FROM events WHERE session = ?1 ORDER BY seq")
+        let statement = try reader.db.prepare(scanSQL)
         try statement.bind([.integer(session)])
         var kindCounts = [Int](repeating: 0, count: EventKind.allCases.count)
         struct PerMessage { var posts = 0, deliveries = 0, skips = 0 }
@@ -52,7 +60,7 @@ public struct TraceStats: Sendable {
             // A delivery far from its post: ask the file (an index search once the trace is finished).
             let query: Statement
             if let lookup { query = lookup } else {
-                query = try reader.db.prepare("SELECT message FROM events WHERE session = ?1 AND post = ?2 AND kind = 4 LIMIT 1")
+                query = try reader.db.prepare(postLookupSQL(indexed: reader.hasIndexes))
                 lookup = query
             }
             try query.bind([.integer(session), .integer(Int64(bitPattern: post))])

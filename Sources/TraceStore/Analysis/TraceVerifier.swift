@@ -18,6 +18,9 @@ public struct TraceVerification: Sendable {
     /// How many problems of one kind a session lists before it only counts them.
     public static let listedProblems = 5
 
+    /// The one pass of a session's verification: its rows in primary-key order.
+    package static let scanSQL = "SELECT seq, kind, post, observer FROM events WHERE session = ?1 ORDER BY seq"
+
     /// Verifies every session of the trace.
     ///
     /// One streaming pass per session over its rows in `seq` order (the primary key:
@@ -35,7 +38,7 @@ public struct TraceVerification: Sendable {
     }
 
     private static func verify(_ reader: TraceReader, session: SessionSummary) throws(TraceStoreError) -> SessionReport {
-        let statement = try reader.db.prepare("SELECT seq, kind, post, observer FROM events WHERE session = ?1 ORDER BY seq")
+        let statement = try reader.db.prepare(scanSQL)
         try statement.bind([.integer(session.id)])
         var problems: [String] = []
         var count = 0

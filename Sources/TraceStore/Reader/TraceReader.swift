@@ -20,6 +20,9 @@ public final class TraceReader {
     /// The file's schema version.
     public let schemaVersion: Int
     let db: Database
+    /// Whether the file has the secondary indexes a closed (or finished) session builds;
+    /// a killed recorder's file has none until `tracectl finish`.
+    public let hasIndexes: Bool
     private var strings: [Int64: String] = [:]
 
     /// Opens and validates a trace.
@@ -37,6 +40,10 @@ public final class TraceReader {
         db = try Database(path: path, mode: .readOnly)
         try db.execute("PRAGMA query_only = 1")
         schemaVersion = try TraceSchema.validate(db)
+        hasIndexes = try db.scalar("""
+            SELECT count(*) FROM sqlite_master WHERE type = 'index' AND tbl_name = 'events'
+              AND name IN ('events_by_kind', 'events_by_observer', 'events_by_post', 'events_by_owner')
+            """) == 4
         try loadStrings()
     }
 
@@ -61,36 +68,52 @@ public final class TraceReader {
         return error
     }
 
+    /// The query of ``sessions()``: the `sessions` table alone.
+    package var sessionsSQL: String {
+        """
+        SELECT id, name, app, started_at, tool_version, scenario, ended_at,
+               \(schemaVersion >= 2 ? "selector_semantics" : "NULL"), \(schemaVersion >= 3 ? "crashed_at" : "NULL")
+        FROM sessions ORDER BY id
+        """
+    }
+
+    /// The ends of a session's `seq` range: a few rows of the primary key each, never a scan.
+    package static let firstEventSQL = "SELECT seq FROM events WHERE session = ?1 ORDER BY seq LIMIT 1"
+    package static let lastEventsSQL = "SELECT seq, time_ns FROM events WHERE session = ?1 ORDER BY seq DESC LIMIT 2"
+
     /// The sessions in the file, oldest first.
     ///
     /// Cheap whatever the trace's size: each session's event count and duration come
     /// from the ends of its `seq` range (primary-key lookups), never from a scan.
     public func sessions() throws(TraceStoreError) -> [SessionSummary] {
-        let statement = try db.prepare("""
-            SELECT s.id, s.name, s.app, s.started_at, s.tool_version, s.scenario, s.ended_at,
-                   (SELECT min(seq) FROM events e WHERE e.session = s.id),
-                   (SELECT max(seq) FROM events e WHERE e.session = s.id),
-                   (SELECT max(time_ns) FROM (SELECT time_ns FROM events e WHERE e.session = s.id ORDER BY seq DESC LIMIT 2)),
-                   \(schemaVersion >= 2 ? "s.selector_semantics" : "NULL"),
-                   \(schemaVersion >= 3 ? "s.crashed_at" : "NULL")
-            FROM sessions s ORDER BY s.id
-            """)
         var result: [SessionSummary] = []
         do throws(TraceStoreError) {
+            let statement = try db.prepare(sessionsSQL)
+            let first = try db.prepare(Self.firstEventSQL), last = try db.prepare(Self.lastEventsSQL)
             while try statement.step() {
-                let first = statement.optionalInt64(7), last = statement.optionalInt64(8)
+                let id = statement.int64(0)
+                try first.bind([.integer(id)])
+                let low: Int64? = try first.step() ? first.int64(0) : nil
+                try last.bind([.integer(id)])
+                var high: Int64?
+                var duration: Int64 = 0
+                // The newest two: a closed session's `sessionEnded` has no time of its own.
+                while try last.step() {
+                    if high == nil { high = last.int64(0) }
+                    duration = max(duration, last.int64(1))
+                }
                 var count = 0
-                if let first, let last, last >= first {
-                    let (span, overflow) = last.subtractingReportingOverflow(first)
+                if let low, let high, high >= low {
+                    let (span, overflow) = high.subtractingReportingOverflow(low)
                     count = overflow || span >= Int64(Int.max) ? Int.max : Int(span) + 1
                 }
                 result.append(SessionSummary(
-                    id: statement.int64(0), name: statement.text(1) ?? "", app: statement.text(2) ?? "",
+                    id: id, name: statement.text(1) ?? "", app: statement.text(2) ?? "",
                     startedAt: statement.text(3) ?? "", toolVersion: statement.text(4) ?? "",
                     scenario: statement.text(5), endedAt: statement.text(6),
-                    eventCount: count, duration: UInt64(max(0, statement.int64(9))),
-                    selectorSemantics: statement.text(10).flatMap(SelectorSemantics.init(rawValue:)),
-                    crashedAt: statement.text(11)))
+                    eventCount: count, duration: UInt64(duration),
+                    selectorSemantics: statement.text(7).flatMap(SelectorSemantics.init(rawValue:)),
+                    crashedAt: statement.text(8)))
             }
         } catch {
             throw Self.damaged(path, error)
@@ -141,13 +164,26 @@ public final class TraceReader {
         return EventCursor(statement: statement, session: session, strings: strings, path: path)
     }
 
+    /// The index that serves `filter`, named: without statistics SQLite's planner would
+    /// rather walk the session's primary key than search a partial index it must join back.
+    private func index(for filter: EventFilter) -> String {
+        guard hasIndexes else { return "" }
+        if filter.observer != nil { return "INDEXED BY events_by_observer" }
+        if let owner = filter.owner, Int64(owner) != nil { return "INDEXED BY events_by_owner" }
+        // One kind comes out of the kind index in `seq` order; several would need a sort.
+        if let kinds = filter.kinds, kinds.count == 1, filter.message == nil, filter.owner == nil {
+            return "INDEXED BY events_by_kind"
+        }
+        return ""
+    }
+
     /// The SQL and parameters of ``events(session:filter:payloads:)``: one range scan of the
     /// primary key (or a search of an index for an observer or owner filter), no correlated subquery.
     package func eventQuery(session: Int64, filter: EventFilter, payloads: Bool) -> (sql: String, values: [SQLValue]) {
         var sql = """
             SELECT e.seq, e.time_ns, e.kind, e.message, e.owner, e.observer, e.post, e.parent, e.sender, e.detail,
                    e.note, e.callsite, \(payloads ? "p.json" : "NULL"), \(schemaVersion >= 2 ? "e.handler" : "NULL")
-            FROM events e \(payloads ? "LEFT JOIN payloads p ON p.id = e.payload " : "")WHERE e.session = ?1
+            FROM events e \(index(for: filter)) \(payloads ? "LEFT JOIN payloads p ON p.id = e.payload " : "")WHERE e.session = ?1
             """
         var values: [SQLValue] = [.integer(session)]
         func parameter(_ value: SQLValue) -> String {
