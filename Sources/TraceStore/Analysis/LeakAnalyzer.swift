@@ -309,7 +309,7 @@ public struct LeakAnalyzer {
             message: message, observer: nil, owner: owner.flatMap { state.label(of: $0) }, ownerType: ownerRecord?.type,
             ownerLocation: ownerRecord?.host == nil ? nil : state.location(of: owner), observerKind: nil, capture: nil,
             callSite: callSite, addedAt: nil, ownerGoneAt: ownerRecord?.goneAt, ownerReleased: nil, seq: event.seq,
-            deliveriesAfter: [], deliveryCount: 0)
+            deliveriesAfter: [], deliveryCount: 0, ownerID: owner)
     }
 
     private func make(_ rule: LeakRule, observer: TraceState.Observer, seq: UInt64) -> LeakFinding {
@@ -322,6 +322,6 @@ public struct LeakAnalyzer {
             ownerLocation: owner?.host == nil ? nil : state.location(of: observer.owner),
             observerKind: observer.kind, capture: observer.capture,
             callSite: observer.callSite, addedAt: observer.addedAt, ownerGoneAt: owner?.goneAt, ownerReleased: nil,
-            seq: seq, deliveriesAfter: [], deliveryCount: 0)
+            seq: seq, deliveriesAfter: [], deliveryCount: 0, ownerID: observer.owner)
     }
 }
