@@ -15,6 +15,11 @@ typealias Scratch = TemporaryDirectory
 /// Runs `tracectl` with `arguments` in `directory` and waits for it.
 @discardableResult
 func tracectl(_ arguments: String..., in directory: String? = nil) throws -> Run {
+    try runTracectl(arguments, in: directory)
+}
+
+/// Runs `tracectl` with a list of arguments.
+func runTracectl(_ arguments: [String], in directory: String? = nil) throws -> Run {
     let process = Process()
     process.executableURL = productsDirectory().appendingPathComponent("tracectl")
     process.arguments = arguments

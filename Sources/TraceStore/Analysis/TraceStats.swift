@@ -66,7 +66,7 @@ public struct TraceStats: Sendable {
             WHERE d.session = ?1 AND d.kind = 5
             GROUP BY d.observer ORDER BY n DESC, d.observer LIMIT ?2
             """, [s, .integer(Int64(top))]).map { row in
-            ObserverCount(observer: UInt64(row[0].int), message: row[2].text, owner: row[3].text, callSite: row[4].text,
+            ObserverCount(observer: UInt64(bitPattern: Int64(row[0].int)), message: row[2].text, owner: row[3].text, callSite: row[4].text,
                           deliveries: row[1].int)
         }
         let unheard = try reader.rows("""

@@ -51,6 +51,10 @@ public final class TraceReader {
         }
     }
 
+    static func negativeSeq(_ path: String, session: Int64, seq: Int64) -> TraceStoreError {
+        TraceStoreError(.notATrace, "\(path): trace is damaged: session \(session) holds event seq \(seq), and sequence numbers cannot be negative")
+    }
+
     static func damaged(_ path: String, _ error: TraceStoreError) -> TraceStoreError {
         if case .sqlite(let code) = error.kind, code == .corrupt || code == .notADatabase {
             return TraceStoreError(.notATrace, "\(path): trace is damaged (\(error.message))")
@@ -99,7 +103,12 @@ public final class TraceReader {
         let wanted: Int64
         if let id { wanted = id } else { wanted = try lastSessionID() }
         guard let session = all.first(where: { $0.id == wanted }) else {
-            throw TraceStoreError(.misuse, "\(path): no session \(wanted) (sessions: \(all.map { String($0.id) }.joined(separator: ", ")))")
+            throw TraceStoreError(.noSuchSession(wanted), "\(path): no session \(wanted) (sessions: \(all.map { String($0.id) }.joined(separator: ", ")))")
+        }
+        // Sequence numbers are unsigned: a negative one is damage, refused here (one index probe) rather than
+        // trapping wherever it is read.
+        if let first = try db.scalar("SELECT seq FROM events WHERE session = ?1 ORDER BY seq LIMIT 1", .integer(wanted)), first < 0 {
+            throw Self.negativeSeq(path, session: wanted, seq: first)
         }
         return session
     }
@@ -108,6 +117,8 @@ public final class TraceReader {
     /// order, until it returns `false`. Memory does not grow with the trace.
     public func forEachEvent(session: Int64, filter: EventFilter = EventFilter(),
                              _ body: (RecordedEvent) throws -> Bool) throws {
+        // SQLite stores sequence numbers as signed integers: none is beyond Int64.max.
+        if let since = filter.since, since > UInt64(Int64.max) { return }
         var sql = """
             SELECT seq, time_ns, kind, message, owner, observer, post, parent, sender, detail, note, callsite,
                    (SELECT json FROM payloads p WHERE p.id = e.payload), \(schemaVersion >= 2 ? "handler" : "NULL")
@@ -132,9 +143,10 @@ public final class TraceReader {
                     + " AND o.note = (SELECT id FROM strings WHERE value = \(parameter(.text(owner)))))"
             }
         }
-        if let observer = filter.observer { sql += " AND observer = \(parameter(.integer(Int64(observer))))" }
-        if let since = filter.since { sql += " AND seq >= \(parameter(.integer(Int64(since))))" }
-        if let until = filter.until { sql += " AND seq <= \(parameter(.integer(Int64(until))))" }
+        // Ids are stored as their bit pattern; an `until` beyond Int64.max bounds nothing.
+        if let observer = filter.observer { sql += " AND observer = \(parameter(.integer(Int64(bitPattern: observer))))" }
+        if let since = filter.since { sql += " AND seq >= \(parameter(.integer(Int64(clamping: since))))" }
+        if let until = filter.until { sql += " AND seq <= \(parameter(.integer(Int64(clamping: until))))" }
         sql += " ORDER BY seq"
         if let limit = filter.limit { sql += " LIMIT \(parameter(.integer(Int64(limit))))" }
 
@@ -142,18 +154,20 @@ public final class TraceReader {
         try statement.bind(values)
         do {
             while try statement.step() {
-                guard try body(event(from: statement, session: session)) else { break }
+                guard try body(try event(from: statement, session: session)) else { break }
             }
         } catch let error as TraceStoreError {
             throw Self.damaged(path, error)
         }
     }
 
-    private func event(from s: Statement, session: Int64) -> RecordedEvent {
+    private func event(from s: Statement, session: Int64) throws(TraceStoreError) -> RecordedEvent {
+        let seq = s.int64(0)
+        guard seq >= 0 else { throw Self.negativeSeq(path, session: session, seq: seq) }
         func id(_ column: Int) -> UInt64? { s.optionalInt64(column).map { UInt64(bitPattern: $0) } }
         func string(_ column: Int) -> String? { s.optionalInt64(column).flatMap { strings[$0] } }
         return RecordedEvent(
-            session: session, seq: UInt64(s.int64(0)), time: UInt64(bitPattern: s.int64(1)),
+            session: session, seq: UInt64(seq), time: UInt64(bitPattern: s.int64(1)),
             kind: EventKind(rawValue: Int(s.int64(2))) ?? .bridgeRejected,
             message: string(3), owner: id(4), observer: id(5), post: id(6), parent: id(7), sender: id(8),
             detail: string(9), note: string(10), callSite: string(11), payload: s.text(12), handler: string(13))
@@ -177,14 +191,25 @@ public final class TraceReader {
         return state
     }
 
+    /// Compiles a user's query: SQL that does not compile is the caller's mistake, not a damaged trace.
+    private func compileQuery(_ sql: String) throws(TraceStoreError) -> Statement {
+        do {
+            return try db.prepareSingle(sql)
+        } catch {
+            guard error.kind == .sqlite(.error) else { throw error }
+            throw TraceStoreError(.invalidArgument, error.description)
+        }
+    }
+
     /// Runs read-only SQL and calls `body` with the column names once, then each row.
     ///
-    /// - Throws: ``TraceStoreError`` for SQL that fails or that would write (the
-    ///   connection is read-only, so nothing is changed either way).
+    /// - Throws: ``TraceStoreError`` of kind `.invalidArgument` for SQL that does not compile, that is
+    ///   more than one statement, or that would write (the connection is read-only, so nothing is changed
+    ///   either way); SQLite's error for a query that fails while it runs.
     public func query(_ sql: String, columns: ([String]) throws -> Void, row: ([SQLValue]) throws -> Void) throws {
-        let statement = try db.prepare(sql)
+        let statement = try compileQuery(sql)
         guard statement.isReadOnly else {
-            throw TraceStoreError(.sqlite(.readOnly), "trace is opened read-only; only queries are allowed", sql: sql)
+            throw TraceStoreError(.invalidArgument, "trace is opened read-only; only queries are allowed - while executing `\(sql)`")
         }
         try columns((0..<statement.columnCount).map(statement.columnName))
         while try statement.step() {

@@ -24,7 +24,8 @@ public final class TraceRecorder: TraceSink, Sendable {
     public let sessionID: Int64
     private let queue: EventQueue
     private let writer: WriterHandle
-    private let closed = Locked(false)
+    /// How ``close()`` ended, once it ran: a second call reports the same.
+    private let closing = Locked<Result<Void, TraceStoreError>?>(nil)
 
     /// Opens (or creates) `path` and starts a new session in it.
     ///
@@ -85,16 +86,22 @@ public final class TraceRecorder: TraceSink, Sendable {
     }
 
     /// Flushes, ends the session, builds the indexes and closes the file.
-    /// Calling it again does nothing.
+    ///
+    /// Calling it again does nothing more: it returns, or throws the same error, as the first call did,
+    /// so that a failed finish cannot be hidden by a later `close()` (a `defer`, `deinit`).
     public func close() throws(TraceStoreError) {
-        let wasClosed = closed.withLock { closed in
-            defer { closed = true }
-            return closed
+        let queue = self.queue, writer = self.writer
+        let outcome = closing.withLock { outcome in
+            if let outcome { return outcome }
+            let result = Result { () throws(TraceStoreError) in
+                queue.close()
+                if let failure = queue.failure { throw failure }
+                try writer.writer.finish(lastSeq: queue.lastSeq, endedAt: Date())
+            }
+            outcome = result
+            return result
         }
-        guard !wasClosed else { return }
-        queue.close()
-        if let failure = queue.failure { throw failure }
-        try writer.writer.finish(lastSeq: queue.lastSeq, endedAt: Date())
+        try outcome.get()
     }
 
     /// Events recorded, and events committed to the file, so far.

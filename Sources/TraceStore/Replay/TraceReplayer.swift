@@ -33,7 +33,7 @@ public enum TraceReplayer {
                               output: String? = nil, _ build: (Bus) throws -> Any) throws -> ReplayReport {
         let reader = try TraceReader(path: trace)
         let recorded = try reader.session(session)
-        return try capture(output: output, name: recorded.name + " (replay)", scenario: recorded.scenario,
+        return try capture(trace: trace, output: output, name: recorded.name + " (replay)", scenario: recorded.scenario,
                            expected: try reader.events(session: recorded.id), ignoringLifecycle: true) { bus, clock in
             let system = try build(bus)
             var failure: String?
@@ -78,7 +78,7 @@ public enum TraceReplayer {
         let expected = try reader.events(session: recorded.id)
         let file = expected.lazy.compactMap(\.callSite).first { $0.contains(".json: ") }
             .map { String($0[..<$0.range(of: ": ")!.lowerBound]) } ?? "scenario.json"
-        return try capture(output: output, name: parsed.name + " (replay)", scenario: String(decoding: data, as: UTF8.self),
+        return try capture(trace: trace, output: output, name: parsed.name + " (replay)", scenario: String(decoding: data, as: UTF8.self),
                            expected: expected) { bus, clock in
             let runner = ScenarioRunner(scenario: parsed, file: file, bus: bus, clock: clock)
             do {
@@ -102,10 +102,14 @@ public enum TraceReplayer {
     /// `body` returns why the replay stopped early, if it did, and the system under
     /// test, which is kept alive until the session is closed: releasing it earlier
     /// would record its observers' token releases, which the recording never saw.
-    private static func capture(output: String?, name: String, scenario: String?, expected: [RecordedEvent],
+    private static func capture(trace: String, output: String?, name: String, scenario: String?, expected: [RecordedEvent],
                                 ignoringLifecycle: Bool = false, _ body: (Bus, ManualClock) throws -> (failure: String?, system: Any)) throws -> ReplayReport {
         let path = output ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("notifybus-replay-\(UUID().uuidString).trace").path
+        // The output is replaced: it must not be the recording the replay compares against.
+        if let output, TraceFiles.isSameFile(output, trace) {
+            throw TraceStoreError(.invalidArgument, "\(output) is the trace being replayed; give another --output")
+        }
         ScenarioRecording.removeTrace(at: path)
         defer { if output == nil { ScenarioRecording.removeTrace(at: path) } }
         let recorder = try TraceRecorder(path: path, session: SessionInfo(name: name, app: "replay", scenario: scenario))

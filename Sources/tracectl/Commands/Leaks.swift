@@ -23,7 +23,8 @@ extension TraceCtl {
                 owner type, call site), so the same bug seen in many traces is one group.
 
                 Exit codes: 0 when no finding is outside the baseline, 1 when any is; 65 for a file that is not
-                a trace; 66 for a missing file.
+                a trace; 66 for a missing file; 69 for a session the trace does not hold; 73 for a baseline
+                that cannot be written (the full table: tracectl --help).
 
                 EXAMPLES:
                   tracectl leaks login.trace
@@ -60,7 +61,7 @@ extension TraceCtl {
                     try text.write(toFile: writeBaseline, atomically: true, encoding: .utf8)
                 } catch {
                     diagnose("\(writeBaseline): cannot write the baseline (\(error.localizedDescription))")
-                    throw ExitCode.failure
+                    throw Exit.cannotCreate
                 }
             }
             let report = LeakReport(trace: options.trace, session: session, findings: findings, baseline: accepted)
