@@ -108,6 +108,31 @@ import Testing
         #expect(verify.stdout.contains("seq -5"))
     }
 
+    @Test func anUnknownEventKindIsADamagedTraceNotABridgeRejection() throws {
+        let dir = try Scratch()
+        let trace = try demoTrace(dir)
+        do {
+            let db = try Database(path: trace, mode: .create)
+            try db.execute("UPDATE events SET kind = 99 WHERE seq = 3")
+        }
+        let run = try tracectl("events", trace)
+        #expect(run.status == 65, "\(run.stderr)")
+        expectOneLine(run, containing: "unknown event kind 99 at seq 3")
+    }
+
+    @Test func aSequenceNumberStoredAsAHugeRealDoesNotTrap() throws {
+        let dir = try Scratch()
+        let trace = try demoTrace(dir)
+        do {
+            let db = try Database(path: trace, mode: .create)
+            try db.execute("UPDATE events SET seq = 1e300 WHERE seq = 3; UPDATE events SET observer = -1e300 WHERE seq = 5")
+        }
+        for command in ["verify", "stats", "events", "leaks", "observers", "sessions"] {
+            let run = try tracectl(command, trace)
+            #expect([0, 1, 65].contains(run.status) && !run.stderr.contains("Fatal error"), "\(command): \(run.status) \(run.stderr)")
+        }
+    }
+
     // MARK: Paths
 
     @Test(arguments: ["café.trace", "with space.trace", "100%.trace", "what?.trace", "hash#tag.trace", "ünï çødé/ß%3F.trace"])

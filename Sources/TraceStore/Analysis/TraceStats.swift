@@ -86,7 +86,8 @@ extension SQLValue {
     var int: Int {
         switch self {
         case .integer(let value): Int(value)
-        case .real(let value): Int(value)
+        // A damaged or hand-made file can hold a REAL anywhere: NaN reads as 0, the rest saturates.
+        case .real(let value): value.isNaN ? 0 : value >= 0x1p63 ? .max : value < -0x1p63 ? .min : Int(value)
         default: 0
         }
     }

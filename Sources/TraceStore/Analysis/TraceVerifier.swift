@@ -26,7 +26,7 @@ public struct TraceVerification: Sendable {
                 problems.append("no events")
             } else if bounds[1].int != 0 {
                 problems.append("first event is seq \(bounds[1].int), not 0 (the session start)")
-            } else if bounds[2].int + 1 != count {
+            } else if bounds[2].int != count - 1 {
                 let gap = try reader.rows("""
                     SELECT e.seq FROM events e WHERE e.session = ?1 AND e.seq > 0
                       AND NOT EXISTS (SELECT 1 FROM events p WHERE p.session = e.session AND p.seq = e.seq - 1)

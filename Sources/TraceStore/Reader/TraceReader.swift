@@ -164,11 +164,14 @@ public final class TraceReader {
     private func event(from s: Statement, session: Int64) throws(TraceStoreError) -> RecordedEvent {
         let seq = s.int64(0)
         guard seq >= 0 else { throw Self.negativeSeq(path, session: session, seq: seq) }
+        guard let kind = EventKind(rawValue: Int(s.int64(2))) else {
+            throw TraceStoreError(.notATrace, "\(path): trace is damaged: unknown event kind \(s.int64(2)) at seq \(seq) of session \(session)")
+        }
         func id(_ column: Int) -> UInt64? { s.optionalInt64(column).map { UInt64(bitPattern: $0) } }
         func string(_ column: Int) -> String? { s.optionalInt64(column).flatMap { strings[$0] } }
         return RecordedEvent(
             session: session, seq: UInt64(seq), time: UInt64(bitPattern: s.int64(1)),
-            kind: EventKind(rawValue: Int(s.int64(2))) ?? .bridgeRejected,
+            kind: kind,
             message: string(3), owner: id(4), observer: id(5), post: id(6), parent: id(7), sender: id(8),
             detail: string(9), note: string(10), callSite: string(11), payload: s.text(12), handler: string(13))
     }
