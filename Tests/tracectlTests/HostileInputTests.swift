@@ -70,7 +70,7 @@ import Testing
     func numbersBeyondTheTraceRangeAreUsageErrors(arguments: [String]) throws {
         let dir = try Scratch()
         let trace = try demoTrace(dir)
-        let run = try tracectl(arguments: [arguments[0], trace] + arguments.dropFirst())
+        let run = try tracectl([arguments[0], trace] + arguments.dropFirst())
         #expect(run.status == 64, "\(run.stderr)")
         #expect(run.stderr.contains("\(arguments[1]) \(arguments[2]) is out of range"), "\(run.stderr)")
     }
@@ -205,9 +205,4 @@ import Testing
 
 extension Run: CustomStringConvertible {
     var description: String { "status \(status)\n\(stdout)\(stderr)" }
-}
-
-@discardableResult
-func tracectl(arguments: [String], in directory: String? = nil) throws -> Run {
-    try runTracectl(arguments, in: directory)
 }

@@ -20,7 +20,8 @@ public enum TraceReplayer {
     /// Each recorded post of origin `stimulus` is decoded with `registry` and
     /// posted at its recorded time (the bus's clock is a ``ManualClock`` moved
     /// to each stimulus's timestamp). Lifecycle steps are not compared: they
-    /// come from the lifecycle model, which ``replayScenario(trace:session:scenario:output:)`` replays.
+    /// come from the lifecycle model, which `replayScenario(trace:session:scenario:output:)`
+    /// (in ScenarioTrace) replays.
     ///
     /// - Parameters:
     ///   - trace: The recorded trace.
@@ -38,7 +39,7 @@ public enum TraceReplayer {
             let system = try build(bus)
             var failure: String?
             try reader.forEachEvent(session: recorded.id, filter: EventFilter(kinds: [.posted])) { event in
-                guard event.detail == PostOrigin.stimulus.rawValue, event.parent == nil,
+                guard event.origin == .stimulus, event.parent == nil,
                       let name = event.message, let json = event.payload else { return true }
                 do {
                     let message = try registry.decode(name: name, json: json)
@@ -54,42 +55,6 @@ public enum TraceReplayer {
         }
     }
 
-    /// Replays a session recorded from a scenario against the lifecycle model.
-    ///
-    /// - Parameters:
-    ///   - trace: The recorded trace.
-    ///   - session: The session (default: the newest).
-    ///   - scenario: A scenario file's contents to run instead of the one stored in the
-    ///     session: how a fix is shown. Its steps must be the recorded ones, or the
-    ///     report says where the stimuli part.
-    ///   - output: Where to keep the replay's own trace.
-    /// - Throws: ``TraceStoreError`` when the session holds no scenario and none is given;
-    ///   ``NotifyBusError`` when the given scenario is not valid. A step that no longer
-    ///   applies does not throw: the replay stops there and the report says so.
-    public static func replayScenario(trace: String, session: Int64? = nil, scenario: Data? = nil,
-                                      output: String? = nil) throws -> ReplayReport {
-        let reader = try TraceReader(path: trace)
-        let recorded = try reader.session(session)
-        guard let data = scenario ?? recorded.scenario.map({ Data($0.utf8) }) else {
-            throw TraceStoreError(.misuse, "\(trace): session \(recorded.id) was not recorded from a scenario; "
-                                  + "replay it from Swift with TraceReplayer.replay(trace:_:)")
-        }
-        let parsed = try Scenario.parse(data)
-        let expected = try reader.events(session: recorded.id)
-        let file = expected.lazy.compactMap(\.callSite).first { $0.contains(".json: ") }
-            .map { String($0[..<$0.range(of: ": ")!.lowerBound]) } ?? "scenario.json"
-        return try capture(trace: trace, output: output, name: parsed.name + " (replay)", scenario: String(decoding: data, as: UTF8.self),
-                           expected: expected) { bus, clock in
-            let runner = ScenarioRunner(scenario: parsed, file: file, bus: bus, clock: clock)
-            do {
-                try runner.run()
-                return (nil, runner)
-            } catch {
-                return ("\(error)", runner)
-            }
-        }
-    }
-
     /// Compares the sessions of two recorded traces (the newest of each by default).
     public static func diff(_ expected: String, _ actual: String, sessions: (Int64?, Int64?) = (nil, nil)) throws -> ReplayReport {
         let left = try TraceReader(path: expected), right = try TraceReader(path: actual)
@@ -102,7 +67,7 @@ public enum TraceReplayer {
     /// `body` returns why the replay stopped early, if it did, and the system under
     /// test, which is kept alive until the session is closed: releasing it earlier
     /// would record its observers' token releases, which the recording never saw.
-    private static func capture(trace: String, output: String?, name: String, scenario: String?, expected: [RecordedEvent],
+    package static func capture(trace: String, output: String?, name: String, scenario: String?, expected: [RecordedEvent],
                                 ignoringLifecycle: Bool = false, _ body: (Bus, ManualClock) throws -> (failure: String?, system: Any)) throws -> ReplayReport {
         let path = output ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("notifybus-replay-\(UUID().uuidString).trace").path
@@ -110,8 +75,8 @@ public enum TraceReplayer {
         if let output, TraceFiles.isSameFile(output, trace) {
             throw TraceStoreError(.invalidArgument, "\(output) is the trace being replayed; give another --output")
         }
-        ScenarioRecording.removeTrace(at: path)
-        defer { if output == nil { ScenarioRecording.removeTrace(at: path) } }
+        TraceFiles.remove(at: path)
+        defer { if output == nil { TraceFiles.remove(at: path) } }
         let recorder = try TraceRecorder(path: path, session: SessionInfo(name: name, app: "replay", scenario: scenario))
         let clock = ManualClock()
         let outcome: (failure: String?, system: Any)
@@ -148,6 +113,8 @@ public enum TraceAssert {
     /// A failed assertion; its description is the report.
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
+
+        package init(description: String) { self.description = description }
     }
 
     /// Fails when the trace's session has findings outside `baseline`.
@@ -166,12 +133,6 @@ public enum TraceAssert {
     public static func replays(_ trace: String, session: Int64? = nil, registry: MessageRegistry = MessageRegistry(),
                                _ build: (Bus) throws -> Any) throws {
         let report = try TraceReplayer.replay(trace: trace, session: session, registry: registry, build)
-        guard report.isEqual else { throw Failure(description: "replay of \(trace) diverges:\n" + report.diffText) }
-    }
-
-    /// Fails when replaying a scenario-recorded trace against the lifecycle model behaves differently.
-    public static func replaysScenario(_ trace: String, session: Int64? = nil, scenario: Data? = nil) throws {
-        let report = try TraceReplayer.replayScenario(trace: trace, session: session, scenario: scenario)
         guard report.isEqual else { throw Failure(description: "replay of \(trace) diverges:\n" + report.diffText) }
     }
 }
