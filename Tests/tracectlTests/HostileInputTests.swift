@@ -200,6 +200,10 @@ import Testing
         let bad = try tracectl("sql", trace, "SELEKT 1")
         #expect(bad.status == 64, "\(bad.stderr)")
         expectOneLine(bad, containing: "syntax error")
+        // An error SQLite finds only while running the query is the query's too.
+        let overflow = try tracectl("sql", trace, "SELECT abs(-9223372036854775807 - 1)")
+        #expect(overflow.status == 64, "\(overflow.stderr)")
+        expectOneLine(overflow, containing: "integer overflow")
     }
 }
 

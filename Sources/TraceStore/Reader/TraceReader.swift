@@ -203,27 +203,33 @@ public final class TraceReader {
 
     /// Compiles a user's query: SQL that does not compile is the caller's mistake, not a damaged trace.
     private func compileQuery(_ sql: String) throws(TraceStoreError) -> Statement {
-        do {
-            return try db.prepareSingle(sql)
-        } catch {
-            guard error.kind == .sqlite(.error) else { throw error }
-            throw TraceStoreError(.invalidArgument, error.description)
-        }
+        try queryError { () throws(TraceStoreError) in try db.prepareSingle(sql) }
     }
 
     /// Runs read-only SQL and calls `body` with the column names once, then each row.
     ///
     /// - Throws: ``TraceStoreError`` of kind `.invalidArgument` for SQL that does not compile, that is
     ///   more than one statement, or that would write (the connection is read-only, so nothing is changed
-    ///   either way); SQLite's error for a query that fails while it runs.
+    ///   either way), or that fails while it runs with SQLite's generic `SQLITE_ERROR` (an integer
+    ///   overflow, a bad argument to a function); SQLite's own error for anything else (a damaged file).
     public func query(_ sql: String, columns: ([String]) throws -> Void, row: ([SQLValue]) throws -> Void) throws {
         let statement = try compileQuery(sql)
         guard statement.isReadOnly else {
             throw TraceStoreError(.invalidArgument, "trace is opened read-only; only queries are allowed - while executing `\(sql)`")
         }
         try columns((0..<statement.columnCount).map(statement.columnName))
-        while try statement.step() {
+        while try queryError({ () throws(TraceStoreError) in try statement.step() }) {
             try row((0..<statement.columnCount).map(statement.value))
+        }
+    }
+
+    /// Runs `body`, turning SQLite's generic error into the caller's mistake.
+    private func queryError<T>(_ body: () throws(TraceStoreError) -> T) throws(TraceStoreError) -> T {
+        do {
+            return try body()
+        } catch {
+            guard error.kind == .sqlite(.error) else { throw Self.damaged(path, error) }
+            throw TraceStoreError(.invalidArgument, error.description)
         }
     }
 }
