@@ -135,6 +135,21 @@ import Testing
 
     // MARK: Paths
 
+    @Test func aDirectoryIsNeitherATraceNorAScenario() throws {
+        let dir = try Scratch()
+        let trace = try demoTrace(dir)
+        for arguments in [["events", dir.path], ["diff", trace, dir.path]] {
+            let run = try tracectl(arguments)
+            #expect(run.status == 65, "\(arguments): \(run.stderr)")
+            expectOneLine(run, containing: "\(dir.path): a directory, not a trace")
+        }
+        for arguments in [["record", dir.path], ["replay", trace, "--scenario", dir.path], ["leaks", trace, "--baseline", dir.path]] {
+            let run = try tracectl(arguments)
+            #expect(run.status == 66, "\(arguments): \(run.stderr)")
+            expectOneLine(run, containing: "\(dir.path): a directory, not a file")
+        }
+    }
+
     @Test(arguments: ["café.trace", "with space.trace", "100%.trace", "what?.trace", "hash#tag.trace", "ünï çødé/ß%3F.trace"])
     func anyFileNameWorks(name: String) throws {
         let dir = try Scratch()

@@ -28,9 +28,11 @@ public final class TraceReader {
     ///   `.foreignDatabase` or `.unsupportedSchema` for each way the file can be unusable.
     public init(path: String) throws(TraceStoreError) {
         self.path = path
-        guard FileManager.default.fileExists(atPath: path) else {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw TraceStoreError(.fileNotFound, "\(path): no such file")
         }
+        guard !isDirectory.boolValue else { throw TraceStoreError(.notATrace, "\(path): a directory, not a trace") }
         if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size == 0 {
             throw TraceStoreError(.notATrace, "\(path): empty file, not a trace")
         }

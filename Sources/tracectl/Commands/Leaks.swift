@@ -111,10 +111,7 @@ extension TraceCtl {
 
         private func loadBaseline() throws -> Set<String> {
             guard let baseline else { return [] }
-            guard let data = FileManager.default.contents(atPath: baseline) else {
-                diagnose("\(baseline): no such file")
-                throw Exit.missingInput
-            }
+            let data = try readInput(baseline)
             guard let list = try? JSONSerialization.jsonObject(with: data) as? [String] else {
                 diagnose("\(baseline): not a baseline (expected a JSON list of fingerprint strings)")
                 throw Exit.invalidInput

@@ -105,6 +105,26 @@ func reportingErrors<T>(_ body: () throws -> T) throws -> T {
     }
 }
 
+/// Reads a whole input file (a scenario, a baseline), with 66 and one line when it is missing, a
+/// directory, or cannot be read.
+func readInput(_ path: String) throws -> Data {
+    var isDirectory: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+        diagnose("\(path): no such file")
+        throw Exit.missingInput
+    }
+    guard !isDirectory.boolValue else {
+        diagnose("\(path): a directory, not a file")
+        throw Exit.missingInput
+    }
+    do {
+        return try Data(contentsOf: URL(fileURLWithPath: path))
+    } catch {
+        diagnose("\(path): cannot read the file (\(error.localizedDescription))")
+        throw Exit.missingInput
+    }
+}
+
 /// Opens a trace for reading, with the contract's exit codes for bad files.
 func openTrace(_ path: String) throws -> TraceReader {
     let reader = try reportingErrors { try TraceReader(path: path) }
