@@ -21,6 +21,21 @@ import Testing
         #expect(entries.allSatisfy { $0.hasPrefix((name as NSString).lastPathComponent) }, "\(entries)")
     }
 
+    @Test func aRecorderCreatingAFileIgnoresAStaleWriteAheadLogBesideIt() throws {
+        let dir = try TemporaryDirectory()
+        let old = try TraceRecorder(path: dir.file("old.trace"), session: SessionInfo(name: "old-session"))
+        try old.flush()
+        // A killed run's -wal and -shm, without their database file.
+        for suffix in ["-wal", "-shm"] {
+            try FileManager.default.copyItem(atPath: dir.file("old.trace") + suffix, toPath: dir.file("new.trace") + suffix)
+        }
+        let session = try recordSample(at: dir.file("new.trace"), name: "new-session")
+        let reader = try TraceReader(path: dir.file("new.trace"))
+        #expect(try reader.sessions().map(\.name) == ["new-session"])
+        #expect(try reader.session(session).endedCleanly)
+        _ = old
+    }
+
     @Test func aForeignSQLiteFileIsLeftByteForByteUntouched() throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("other.sqlite")
