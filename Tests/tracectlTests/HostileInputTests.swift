@@ -19,6 +19,15 @@ import Testing
 
     // MARK: Exit codes
 
+    @Test func everyExitCodeIsDocumentedInTheHelpAndTheREADME() throws {
+        let help = try tracectl("--help").stdout
+        let readme = try String(contentsOf: repositoryFile("README.md"), encoding: .utf8)
+        for code in [0, 1, 64, 65, 66, 69, 70, 73, 74, 75] {
+            #expect(help.contains("\n  \(String(code).padding(toLength: 4, withPad: " ", startingAt: 0))"), "help lacks \(code)")
+            #expect(readme.contains("| `\(code)` |"), "README lacks \(code)")
+        }
+    }
+
     @Test func aSessionThatDoesNotExistIsNotAFinding() throws {
         let dir = try Scratch()
         let trace = try demoTrace(dir)
