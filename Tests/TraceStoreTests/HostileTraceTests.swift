@@ -72,6 +72,26 @@ import Testing
         #expect(second?.message == first?.message)
     }
 
+    @Test func anEventThatCannotBeWrittenCostsOnlyItself() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("t.trace")
+        let recorder = try TraceRecorder(path: path, session: SessionInfo(name: "one-bad-event"))
+        recorder.record(TraceEvent(seq: 1, time: 0, kind: .ownerRegistered(owner: 1, typeName: "T", label: "first")))
+        // A second event with seq 1 cannot be inserted; the events around it, and after it, must be.
+        recorder.record(TraceEvent(seq: 1, time: 0, kind: .ownerRegistered(owner: 2, typeName: "T", label: "duplicate")))
+        for seq in UInt64(2)...101 {
+            recorder.record(TraceEvent(seq: seq, time: seq, kind: .ownerRegistered(owner: seq + 1, typeName: "T", label: "later")))
+        }
+        let error = #expect(throws: TraceStoreError.self) { try recorder.close() }
+        #expect(error?.kind == .sqlite(.constraint))
+        let reader = try TraceReader(path: path)
+        let events = try reader.events(session: recorder.sessionID)
+        #expect(events.count == 103)
+        #expect(events.map(\.seq) == Array(0...102))
+        #expect(events.filter { $0.note == "later" }.count == 100)
+        #expect(try reader.session(recorder.sessionID).endedCleanly)
+    }
+
     @Test func aRolledBackBatchLeavesNoStaleInternedIds() throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("t.trace")
