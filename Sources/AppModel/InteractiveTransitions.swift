@@ -51,8 +51,9 @@ extension AppModel {
             presentations.removeLast()
             record(.dismiss, on: top, detail: "interactive")
             let revealed = presentation.style == .fullScreen ? visibleScreens : []
-            if let leaf = revealed.last { forceOrientation(for: leaf) }
-            transition(disappearing: [top], appearing: revealed, duration: duration)
+            forceOrientationAfterDismissal(revealing: revealed)
+            transition(disappearing: [top], appearing: revealed, duration: duration,
+                       appearedFirst: modalCompletesAppearingFirst(presentation.style))
             leave(presentation.navigation.screens.reversed())
         case .cancel:
             record(.dismiss, on: top, detail: "interactive")

@@ -22,9 +22,12 @@ public struct Scenario: Sendable, Equatable {
     public var objects: [String: ObjectSpec]
     /// App-defined notification names the scenario observes and posts (format v2).
     public var messages: [String]
+    /// The file's `format`: 1 (the default, what files without the key record) or 2, which
+    /// runs the model at ``ModelFidelity/current``.
+    public var format: ModelFidelity
 
     public init(name: String, screens: [String: ScreenSpec], root: RootSpec, main: String? = nil, steps: [Step],
-                objects: [String: ObjectSpec] = [:], messages: [String] = []) {
+                objects: [String: ObjectSpec] = [:], messages: [String] = [], format: ModelFidelity = .v1) {
         self.name = name
         self.screens = screens
         self.root = root
@@ -32,6 +35,7 @@ public struct Scenario: Sendable, Equatable {
         self.steps = steps
         self.objects = objects
         self.messages = messages
+        self.format = format
     }
 }
 
@@ -47,6 +51,10 @@ public struct ScreenSpec: Sendable, Equatable {
     public var children: [String] = []
     /// Removals not paired with an add, and dropped tokens (format v2).
     public var removals: [RemovalSpec<ScreenMoment>] = []
+    /// The subviews that take touches, back to front.
+    public var subviews: [Subview] = []
+    /// The view lets touches through where no subview takes them (seed 000).
+    public var passesTouchesThrough = false
 
     public init(observers: [ObserverSpec] = []) {
         self.observers = observers
@@ -125,6 +133,8 @@ public enum Step: Sendable, Equatable {
     case post(String, payload: JSONValue)
     /// A step about objects and their tokens (format v2).
     case object(ObjectStep)
+    /// The user taps the screen at this point.
+    case tap(x: Double, y: Double)
 
     /// The step's key in the file, which its error paths end with.
     public var key: String {
@@ -148,6 +158,7 @@ public enum Step: Sendable, Equatable {
         case .removeChild: "removeChild"
         case .post: "post"
         case .object(let step): step.key
+        case .tap: "tap"
         }
     }
 }
