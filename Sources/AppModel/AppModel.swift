@@ -170,6 +170,8 @@ public final class AppModel {
     public func present(_ screen: Screen, style: PresentationStyle = .fullScreen, duration: Double = 0) throws(NotifyBusError) {
         guard root != nil else { throw NotifyBusError("the app is not launched") }
         guard duration >= 0 else { throw NotifyBusError("a duration cannot be negative") }
+        // Twice: the dismissal runs the same transition.
+        guard clock.canAdvance(bySeconds: duration * 2) else { throw NotifyBusError("duration \(duration)s is beyond the clock's range") }
         let covered = style == .fullScreen ? visibleScreens : []
         introduce(screen)
         record(.present, on: screen, detail: style.rawValue + (duration > 0 ? " \(duration)s" : ""))
@@ -261,6 +263,7 @@ public final class AppModel {
     /// Time passes.
     public func wait(seconds: Double) throws(NotifyBusError) {
         guard seconds >= 0 else { throw NotifyBusError("cannot wait a negative time") }
+        guard clock.canAdvance(bySeconds: seconds) else { throw NotifyBusError("\(seconds)s is beyond the clock's range") }
         record(.wait, on: application, detail: "\(seconds)s")
         clock.advance(bySeconds: seconds)
     }

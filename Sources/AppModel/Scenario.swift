@@ -6,6 +6,12 @@ public import NotifyBus
 /// The JSON format is documented in `SCENARIOS.md`; ``parse(_:)`` reads it
 /// strictly: unknown keys and names are errors that name their path.
 public struct Scenario: Sendable, Equatable {
+    /// The most time, in seconds, a scenario's waits and transitions may add up to (about 31.7 years).
+    ///
+    /// The recorded clock counts nanoseconds in a `UInt64`, which holds about 584 years; this bound
+    /// keeps a scenario far inside it, so that a `{"wait": 2e10}` is an error naming its path, not a trap.
+    public static let maximumDuration: Double = 1_000_000_000
+
     public var name: String
     public var screens: [String: ScreenSpec]
     public var root: RootSpec

@@ -54,6 +54,9 @@ extension TraceCtl {
 
         func validate() throws {
             if let limit, limit < 0 { throw ValidationError("--limit must not be negative") }
+            try checkStoredRange(observer, option: "--observer")
+            try checkStoredRange(since, option: "--since")
+            try checkStoredRange(until, option: "--until")
             if let since, let until, since > until { throw ValidationError("--since is after --until") }
         }
 
