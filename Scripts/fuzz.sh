@@ -53,13 +53,14 @@ binary() {
 # SwiftPM's --sanitize=fuzzer links libFuzzer but does not instrument the code for
 # coverage; -sanitize-coverage adds what libFuzzer reads (inline counters, PC table,
 # comparison tracing).
+mkdir -p "$work"
 echo "fuzz.sh: building the fuzz targets" >&2
 if ! (cd "$package" && nice -n 10 swift build --scratch-path "$work/build" \
         --sanitize=fuzzer --sanitize=address \
         -Xswiftc -sanitize-coverage=edge,inline-8bit-counters,pc-table,trace-cmp) \
-        > "$work.build.log" 2>&1; then
-    grep -v 'Cannot export local symbol' "$work.build.log" | tail -40 >&2
-    echo "fuzz.sh: build failed (log: $work.build.log)" >&2
+        > "$work/build.log" 2>&1; then
+    grep -v 'Cannot export local symbol' "$work/build.log" | tail -40 >&2
+    echo "fuzz.sh: build failed (log: $work/build.log)" >&2
     exit 2
 fi
 bin="$work/build/debug"
@@ -86,7 +87,7 @@ for target in "${targets[@]}"; do
     options=(-max_total_time="$seconds" -timeout=20 -rss_limit_mb=4096 -print_final_stats=1
              -artifact_prefix="$findings/")
     case "$target" in
-        scenario) options+=(-max_len=8192 -dict="$root/Fuzz/scenario.dict") ;;
+        scenario) options+=(-max_len=8192 -dict="$root/Fuzz/seeds/scenario.dict") ;;
         trace) options+=(-max_len=131072) ;;
         bridge) options+=(-max_len=4096) ;;
     esac
