@@ -28,7 +28,7 @@ let ownerCount = 4
 /// An object that owns observers.
 final class ModelOwner: TraceLabeled, Sendable {
     let traceLabel: String
-    init(_ index: Int) { traceLabel = "owner\(index)" }
+    init(_ prefix: String = "", _ index: Int) { traceLabel = "\(prefix)owner\(index)" }
 }
 
 /// One step of a sequence. Indices into lists (tokens, blocks) are taken modulo the

@@ -5,15 +5,37 @@ import Testing
 
 /// Runs steps on a real bus, holding tokens, observations and owners as a program would.
 final class BusHarness {
-    let sink = MemoryTraceSink()
+    let sink: MemoryTraceSink
     let bus: Bus
-    let log = Log<Delivery>()
-    private var owners: [ModelOwner?] = (0..<ownerCount).map(ModelOwner.init)
+    let log: Log<Delivery>
+    private var owners: [ModelOwner?]
     private var tokens: [ObservationToken] = []
     private var blocks: [BlockObservation] = []
 
-    init(semantics: SelectorSemantics) {
-        bus = Bus(sink: sink, clock: TraceClock { 0 }, selectorSemantics: semantics)
+    /// A harness with a bus of its own.
+    convenience init(semantics: SelectorSemantics) {
+        let sink = MemoryTraceSink()
+        self.init(bus: Bus(sink: sink, clock: TraceClock { 0 }, selectorSemantics: semantics), sink: sink, log: Log())
+    }
+
+    /// A harness on a shared bus, with owners of its own labelled after `prefix`.
+    init(bus: Bus, sink: MemoryTraceSink, log: Log<Delivery>, prefix: String = "") {
+        self.bus = bus
+        self.sink = sink
+        self.log = log
+        owners = (0..<ownerCount).map { ModelOwner(prefix, $0) }
+    }
+
+    /// Whether `op` applies now: its owner is held, there is a token to remove.
+    func canApply(_ op: BusOp) -> Bool {
+        switch op {
+        case .observe(let owner?, _), .block(let owner, _, _), .selector(let owner, _), .removeSelectors(let owner, _),
+             .removeAll(let owner), .removeMessage(let owner, _), .post(_, let owner?), .releaseOwner(let owner):
+            owners[owner] != nil
+        case .removeToken, .releaseToken: !tokens.isEmpty
+        case .removeBlock: !blocks.isEmpty
+        case .observe, .post, .sweep: true
+        }
     }
 
     var deliveries: [Delivery] { log.all }
