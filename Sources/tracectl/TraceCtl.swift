@@ -15,7 +15,7 @@ struct TraceCtl: ParsableCommand {
         version: "0.1.0",
         subcommands: [
             Demo.self, Record.self, Leaks.self, Sessions.self, Events.self, Observers.self, Stats.self,
-            SQL.self, Verify.self, Replay.self, Diff.self,
+            SQL.self, Verify.self, Replay.self, Diff.self, Finish.self,
         ]
     )
 }

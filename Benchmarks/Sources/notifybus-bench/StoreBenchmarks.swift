@@ -114,7 +114,7 @@ enum StoreBenchmarks {
     }
 
     /// Records a synthetic session of about `events` events: screens come and go, some leak.
-    static func generate(events target: Int, path: String) throws {
+    static func generate(events target: Int, path: String, kill killed: Bool = false) throws {
         let recorder = try TraceRecorder(path: path, session: SessionInfo(name: "generated-\(target)"))
         let clock = ManualClock()
         let bus = Bus(sink: recorder, clock: clock.traceClock)
@@ -140,6 +140,10 @@ enum StoreBenchmarks {
                 if i & 1 == 0 { bus.post(Tick(n: i)) } else { bus.post(Wrap<Tick>(n: i)) }
             }
             if leaked.count > 400 { leaked.removeFirst(200) }
+        }
+        if killed {
+            try recorder.flush()
+            Foundation.kill(getpid(), SIGKILL)
         }
         try recorder.close()
     }

@@ -13,6 +13,13 @@ if arguments.first == "--child", arguments.count == 3 {
     try StoreBenchmarks.child(command: arguments[1], path: arguments[2])
     exit(0)
 }
+if arguments.first == "--generate", arguments.count == 3 || (arguments.count == 4 && arguments[3] == "--kill"),
+   let events = Int(arguments[1]) {
+    // Scripts/make-read-traces.sh: a trace of about N events; with --kill the recorder is
+    // SIGKILLed after its last flush, leaving a WAL-mode file with no indexes and no end.
+    try StoreBenchmarks.generate(events: events, path: arguments[2], kill: arguments.count == 4)
+    exit(0)
+}
 if arguments.first == "--profile", arguments.count == 2 {
     // A single workload for `valgrind --tool=callgrind`, without the baseline.
     BusBenchmarks.profile(arguments[1])

@@ -96,10 +96,8 @@ public struct LeakAnalyzer {
     /// Reads a session with a configuration of your own.
     public static func analyze(_ reader: TraceReader, session: Int64, configuration: Configuration) throws -> [LeakFinding] {
         var analyzer = LeakAnalyzer(configuration: configuration)
-        try reader.forEachEvent(session: session) { event in
-            analyzer.consume(event)
-            return true
-        }
+        let cursor = try reader.events(session: session, payloads: false)
+        while let event = try cursor.next() { analyzer.consume(event) }
         return analyzer.finish()
     }
 

@@ -20,6 +20,9 @@ public final class TraceReader {
     /// The file's schema version.
     public let schemaVersion: Int
     let db: Database
+    /// Whether the file has the secondary indexes a closed (or finished) session builds;
+    /// a killed recorder's file has none until `tracectl finish`.
+    public let hasIndexes: Bool
     private var strings: [Int64: String] = [:]
 
     /// Opens and validates a trace.
@@ -37,6 +40,10 @@ public final class TraceReader {
         db = try Database(path: path, mode: .readOnly)
         try db.execute("PRAGMA query_only = 1")
         schemaVersion = try TraceSchema.validate(db)
+        hasIndexes = try db.scalar("""
+            SELECT count(*) FROM sqlite_master WHERE type = 'index' AND tbl_name = 'events'
+              AND name IN ('events_by_kind', 'events_by_observer', 'events_by_post', 'events_by_owner')
+            """) == 4
         try loadStrings()
     }
 
@@ -51,6 +58,9 @@ public final class TraceReader {
         }
     }
 
+    /// The interned string `id`, from the in-memory copy of the `strings` table.
+    func string(_ id: Int64) -> String? { strings[id] }
+
     static func damaged(_ path: String, _ error: TraceStoreError) -> TraceStoreError {
         if case .sqlite(let code) = error.kind, code == .corrupt || code == .notADatabase {
             return TraceStoreError(.notATrace, "\(path): trace is damaged (\(error.message))")
@@ -58,24 +68,52 @@ public final class TraceReader {
         return error
     }
 
+    /// The query of ``sessions()``: the `sessions` table alone.
+    package var sessionsSQL: String {
+        """
+        SELECT id, name, app, started_at, tool_version, scenario, ended_at,
+               \(schemaVersion >= 2 ? "selector_semantics" : "NULL"), \(schemaVersion >= 3 ? "crashed_at" : "NULL")
+        FROM sessions ORDER BY id
+        """
+    }
+
+    /// The ends of a session's `seq` range: a few rows of the primary key each, never a scan.
+    package static let firstEventSQL = "SELECT seq FROM events WHERE session = ?1 ORDER BY seq LIMIT 1"
+    package static let lastEventsSQL = "SELECT seq, time_ns FROM events WHERE session = ?1 ORDER BY seq DESC LIMIT 2"
+
     /// The sessions in the file, oldest first.
+    ///
+    /// Cheap whatever the trace's size: each session's event count and duration come
+    /// from the ends of its `seq` range (primary-key lookups), never from a scan.
     public func sessions() throws(TraceStoreError) -> [SessionSummary] {
-        let statement = try db.prepare("""
-            SELECT s.id, s.name, s.app, s.started_at, s.tool_version, s.scenario, s.ended_at,
-                   (SELECT count(*) FROM events e WHERE e.session = s.id),
-                   (SELECT max(time_ns) FROM events e WHERE e.session = s.id),
-                   \(schemaVersion >= 2 ? "s.selector_semantics" : "NULL")
-            FROM sessions s ORDER BY s.id
-            """)
         var result: [SessionSummary] = []
         do throws(TraceStoreError) {
+            let statement = try db.prepare(sessionsSQL)
+            let first = try db.prepare(Self.firstEventSQL), last = try db.prepare(Self.lastEventsSQL)
             while try statement.step() {
+                let id = statement.int64(0)
+                try first.bind([.integer(id)])
+                let low: Int64? = try first.step() ? first.int64(0) : nil
+                try last.bind([.integer(id)])
+                var high: Int64?
+                var duration: Int64 = 0
+                // The newest two: a closed session's `sessionEnded` has no time of its own.
+                while try last.step() {
+                    if high == nil { high = last.int64(0) }
+                    duration = max(duration, last.int64(1))
+                }
+                var count = 0
+                if let low, let high, high >= low {
+                    let (span, overflow) = high.subtractingReportingOverflow(low)
+                    count = overflow || span >= Int64(Int.max) ? Int.max : Int(span) + 1
+                }
                 result.append(SessionSummary(
-                    id: statement.int64(0), name: statement.text(1) ?? "", app: statement.text(2) ?? "",
+                    id: id, name: statement.text(1) ?? "", app: statement.text(2) ?? "",
                     startedAt: statement.text(3) ?? "", toolVersion: statement.text(4) ?? "",
                     scenario: statement.text(5), endedAt: statement.text(6),
-                    eventCount: Int(statement.int64(7)), duration: UInt64(max(0, statement.int64(8))),
-                    selectorSemantics: statement.text(9).flatMap(SelectorSemantics.init(rawValue:))))
+                    eventCount: count, duration: UInt64(duration),
+                    selectorSemantics: statement.text(7).flatMap(SelectorSemantics.init(rawValue:)),
+                    crashedAt: statement.text(8)))
             }
         } catch {
             throw Self.damaged(path, error)
@@ -108,10 +146,44 @@ public final class TraceReader {
     /// order, until it returns `false`. Memory does not grow with the trace.
     public func forEachEvent(session: Int64, filter: EventFilter = EventFilter(),
                              _ body: (RecordedEvent) throws -> Bool) throws {
+        let cursor = try events(session: session, filter: filter, payloads: true)
+        while let event = try cursor.next() {
+            guard try body(event) else { break }
+        }
+    }
+
+    /// A cursor over the events of `session` that match `filter`, in `seq` order:
+    /// one row in memory at a time, so two can be walked side by side.
+    ///
+    /// - Parameter payloads: Whether to read the payload JSON (a join per post); analyses that
+    ///   never look at payloads leave it out.
+    package func events(session: Int64, filter: EventFilter = EventFilter(), payloads: Bool) throws(TraceStoreError) -> EventCursor {
+        let (sql, values) = eventQuery(session: session, filter: filter, payloads: payloads)
+        let statement = try db.prepare(sql)
+        try statement.bind(values)
+        return EventCursor(statement: statement, session: session, strings: strings, path: path)
+    }
+
+    /// The index that serves `filter`, named: without statistics SQLite's planner would
+    /// rather walk the session's primary key than search a partial index it must join back.
+    private func index(for filter: EventFilter) -> String {
+        guard hasIndexes else { return "" }
+        if filter.observer != nil { return "INDEXED BY events_by_observer" }
+        if let owner = filter.owner, Int64(owner) != nil { return "INDEXED BY events_by_owner" }
+        // One kind comes out of the kind index in `seq` order; several would need a sort.
+        if let kinds = filter.kinds, kinds.count == 1, filter.message == nil, filter.owner == nil {
+            return "INDEXED BY events_by_kind"
+        }
+        return ""
+    }
+
+    /// The SQL and parameters of ``events(session:filter:payloads:)``: one range scan of the
+    /// primary key (or a search of an index for an observer or owner filter), no correlated subquery.
+    package func eventQuery(session: Int64, filter: EventFilter, payloads: Bool) -> (sql: String, values: [SQLValue]) {
         var sql = """
-            SELECT seq, time_ns, kind, message, owner, observer, post, parent, sender, detail, note, callsite,
-                   (SELECT json FROM payloads p WHERE p.id = e.payload), \(schemaVersion >= 2 ? "handler" : "NULL")
-            FROM events e WHERE session = ?1
+            SELECT e.seq, e.time_ns, e.kind, e.message, e.owner, e.observer, e.post, e.parent, e.sender, e.detail,
+                   e.note, e.callsite, \(payloads ? "p.json" : "NULL"), \(schemaVersion >= 2 ? "e.handler" : "NULL")
+            FROM events e \(index(for: filter)) \(payloads ? "LEFT JOIN payloads p ON p.id = e.payload " : "")WHERE e.session = ?1
             """
         var values: [SQLValue] = [.integer(session)]
         func parameter(_ value: SQLValue) -> String {
@@ -119,44 +191,25 @@ public final class TraceReader {
             return "?\(values.count)"
         }
         if let kinds = filter.kinds, !kinds.isEmpty {
-            sql += " AND kind IN (" + kinds.map { parameter(.integer(Int64($0.rawValue))) }.joined(separator: ", ") + ")"
+            sql += " AND e.kind IN (" + kinds.map { parameter(.integer(Int64($0.rawValue))) }.joined(separator: ", ") + ")"
         }
         if let message = filter.message {
-            sql += " AND message = (SELECT id FROM strings WHERE value = \(parameter(.text(message))))"
+            sql += " AND e.message = (SELECT id FROM strings WHERE value = \(parameter(.text(message))))"
         }
         if let owner = filter.owner {
             if let id = Int64(owner) {
-                sql += " AND owner = \(parameter(.integer(id)))"
+                sql += " AND e.owner = \(parameter(.integer(id)))"
             } else {
-                sql += " AND owner IN (SELECT owner FROM events o WHERE o.session = ?1 AND o.kind = 1"
+                sql += " AND e.owner IN (SELECT owner FROM events o WHERE o.session = ?1 AND o.kind = 1"
                     + " AND o.note = (SELECT id FROM strings WHERE value = \(parameter(.text(owner)))))"
             }
         }
-        if let observer = filter.observer { sql += " AND observer = \(parameter(.integer(Int64(observer))))" }
-        if let since = filter.since { sql += " AND seq >= \(parameter(.integer(Int64(since))))" }
-        if let until = filter.until { sql += " AND seq <= \(parameter(.integer(Int64(until))))" }
-        sql += " ORDER BY seq"
-        if let limit = filter.limit { sql += " LIMIT \(parameter(.integer(Int64(limit))))" }
-
-        let statement = try db.prepare(sql)
-        try statement.bind(values)
-        do {
-            while try statement.step() {
-                guard try body(event(from: statement, session: session)) else { break }
-            }
-        } catch let error as TraceStoreError {
-            throw Self.damaged(path, error)
-        }
-    }
-
-    private func event(from s: Statement, session: Int64) -> RecordedEvent {
-        func id(_ column: Int) -> UInt64? { s.optionalInt64(column).map { UInt64(bitPattern: $0) } }
-        func string(_ column: Int) -> String? { s.optionalInt64(column).flatMap { strings[$0] } }
-        return RecordedEvent(
-            session: session, seq: UInt64(s.int64(0)), time: UInt64(bitPattern: s.int64(1)),
-            kind: EventKind(rawValue: Int(s.int64(2))) ?? .bridgeRejected,
-            message: string(3), owner: id(4), observer: id(5), post: id(6), parent: id(7), sender: id(8),
-            detail: string(9), note: string(10), callSite: string(11), payload: s.text(12), handler: string(13))
+        if let observer = filter.observer { sql += " AND e.observer = \(parameter(.integer(Int64(bitPattern: observer))))" }
+        if let since = filter.since { sql += " AND e.seq >= \(parameter(.integer(Int64(clamping: since))))" }
+        if let until = filter.until { sql += " AND e.seq <= \(parameter(.integer(Int64(clamping: until))))" }
+        sql += " ORDER BY e.seq"
+        if let limit = filter.limit { sql += " LIMIT \(parameter(.integer(Int64(clamping: limit))))" }
+        return (sql, values)
     }
 
     /// Every event of a session, in order. Convenient for small traces and tests;
@@ -170,10 +223,8 @@ public final class TraceReader {
     /// The state at `seq` (inclusive), rebuilt by folding the log from the start.
     public func state(session: Int64, at seq: UInt64? = nil) throws -> TraceState {
         var state = TraceState()
-        try forEachEvent(session: session, filter: EventFilter(until: seq)) { event in
-            state.apply(event)
-            return true
-        }
+        let cursor = try events(session: session, filter: EventFilter(until: seq), payloads: false)
+        while let event = try cursor.next() { state.apply(event) }
         return state
     }
 

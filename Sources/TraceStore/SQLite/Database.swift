@@ -17,6 +17,8 @@ package final class Database {
         case readOnly
         /// Read-write, creating the file if needed.
         case create
+        /// Read-write; the file must exist.
+        case readWrite
     }
 
     package init(path: String, mode: Mode) throws(TraceStoreError) {
@@ -30,6 +32,9 @@ package final class Database {
             name = "file:" + Self.uriEscaped(path) + "?mode=ro"
         case .create:
             flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+            name = path
+        case .readWrite:
+            flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX
             name = path
         }
         let code = sqlite3_open_v2(name, &db, flags, nil)
