@@ -7,7 +7,9 @@ package enum TraceSchema {
     ///
     /// Version 2 (issue 10) added observer kinds, captures and handler names, owner
     /// attachments and releases, traps, and the session's selector semantics.
-    package static let version = 2
+    /// Version 3 (issue 12) added event kind 14, `enqueued`: a delivery queued for a
+    /// `@MainActor` or `async` handler.
+    package static let version = 3
     /// The oldest schema version this build still reads. Version 1 traces have no
     /// observer kinds: their observers read as typed tokens.
     package static let oldestReadable = 1
