@@ -616,6 +616,50 @@ public final class Bus: Sendable {
         state.withLock { recording.emit(kind, in: &$0) }
     }
 
+    // MARK: Recording another center
+
+    /// Records an observer that another center (``RecordingNotificationCenter``'s real
+    /// one) registered and delivers to: the bus allocates its id and records it, but
+    /// never calls it.
+    /// - Returns: The observer's id in the trace.
+    package func recordObserverAdded(message: String, owner: AnyObject?, sender: AnyObject?, kind: ObserverKind,
+                                     callSite: CallSite) -> UInt64 {
+        let ownerRef = owner.map(ObjectRef.init), senderRef = sender.map(ObjectRef.init)
+        defer { sweepOwnersIfDue() }
+        return state.withLock { state in
+            let id = state.takeObserverID()
+            let ownerID = ownerRef.map { registerOwner($0, in: &state) }
+            let senderID = senderRef.map { registerOwner($0, in: &state) }
+            recording?.emit(.observerAdded(observer: id, message: message, owner: ownerID, sender: senderID,
+                                           callSite: callSite, kind: kind), in: &state)
+            return id
+        }
+    }
+
+    /// Records a post that another center delivers; a post recorded while a delivery
+    /// of this bus's is running on the thread is its reaction.
+    /// - Returns: The post's id in the trace.
+    package func recordPost(_ message: any BusMessage, sender: AnyObject?) -> UInt64 {
+        let senderRef = sender.map(ObjectRef.init)
+        return state.withLock { state in
+            let senderID = senderRef.map { registerOwner($0, in: &state) }
+            let parent = CurrentPost.value(for: self)
+            state.postCounter += 1
+            recording?.emit(.posted(post: state.postCounter, message: message, sender: senderID, parent: parent,
+                                    origin: parent == nil ? .app : .reaction), in: &state)
+            return state.postCounter
+        }
+    }
+
+    /// Records that the owner `ownerID` was released, unless that is already recorded.
+    package func recordReleased(ownerID: UInt64) {
+        state.withLock { state in
+            if let recording, state.reportedGone.insert(ownerID).inserted {
+                recording.emit(.ownerReleased(owner: ownerID, retainedBy: nil), in: &state)
+            }
+        }
+    }
+
     private func registerOwner(_ ref: ObjectRef, in state: inout State) -> UInt64 {
         let object = ref.object
         let key = ObjectIdentifier(object)
