@@ -622,7 +622,7 @@ public final class Bus: Sendable {
     /// one) registered and delivers to: the bus allocates its id and records it, but
     /// never calls it.
     /// - Returns: The observer's id in the trace.
-    package func recordObserverAdded(message: String, owner: AnyObject?, sender: AnyObject?, kind: ObserverKind,
+    package func recordObserverAdded(message: String?, owner: AnyObject?, sender: AnyObject?, kind: ObserverKind,
                                      callSite: CallSite) -> UInt64 {
         let ownerRef = owner.map(ObjectRef.init), senderRef = sender.map(ObjectRef.init)
         defer { sweepOwnersIfDue() }

@@ -76,6 +76,19 @@ public final class FoundationBridge: Sendable {
         keyboardWillChangeFrame: KeyboardWillChangeFrame.self, keyboardDidChangeFrame: KeyboardDidChangeFrame.self,
     ]
 
+    /// The catalog name of the message a notification called `name` becomes, if any.
+    package static func catalogName(for name: Notification.Name) -> String? {
+        if let type = keyboardTypes[name] { return type.name }
+        switch name {
+        case willResignActive: return WillResignActive.name
+        case didBecomeActive: return DidBecomeActive.name
+        case didEnterBackground: return DidEnterBackground.name
+        case willEnterForeground: return WillEnterForeground.name
+        case orientationDidChange: return OrientationDidChange.name
+        default: return nil
+        }
+    }
+
     /// What a Foundation notification is in the catalog.
     package enum Translation {
         /// The catalog message it stands for.
