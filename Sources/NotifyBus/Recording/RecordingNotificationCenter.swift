@@ -43,9 +43,9 @@ public final class RecordingNotificationCenter: Sendable {
     /// The bus whose trace receives the events; nothing is delivered through it.
     public let bus: Bus
     /// The typed observers, by message type, for their posts' ids.
-    private let typedObservers = Mutex<[ObjectIdentifier: [TypedRegistration]]>([:])
+    private let typedObservers = Mutex<[ObjectIdentifier: [WeakRegistration]]>([:])
     /// The live typed observations, by their token's hash, to find them again at removal.
-    private let typedTokens = Mutex<[Int: TypedRegistration]>([:])
+    private let typedTokens = Mutex<[Int: WeakRegistration]>([:])
 
     /// The `userInfo` key of the post id a post through this center carries.
     public static let postIDKey = "NotifyBus.RecordingNotificationCenter.post"
@@ -195,7 +195,7 @@ public final class RecordingNotificationCenter: Sendable {
             let post = registration.deliveryPost()
             CurrentPost.with(bus: bus, post: post) { observer(message) }
         }
-        typedTokens.withLock { $0[token.hashValue] = registration }
+        typedTokens.withLock { $0[token.hashValue] = WeakRegistration(registration) }
         registration.tokenHash = token.hashValue
         return token
     }
@@ -210,7 +210,7 @@ public final class RecordingNotificationCenter: Sendable {
             _ = registration.deliveryPost()
             await observer(message)
         }
-        typedTokens.withLock { $0[token.hashValue] = registration }
+        typedTokens.withLock { $0[token.hashValue] = WeakRegistration(registration) }
         registration.tokenHash = token.hashValue
         return token
     }
@@ -245,7 +245,7 @@ public final class RecordingNotificationCenter: Sendable {
 
     /// Removes a typed observer: SF-0011's `removeObserver(_:)`.
     public func removeObserver(_ token: NotificationCenter.ObservationToken, file: String = #fileID, line: Int = #line) {
-        let registration = typedTokens.withLock { $0[token.hashValue] }
+        let registration = typedTokens.withLock { $0[token.hashValue]?.registration }
         registration?.markRemoved()
         center.removeObserver(token)
         guard let registration else { return }
@@ -258,7 +258,7 @@ public final class RecordingNotificationCenter: Sendable {
         let message = Self.typedName(Message.self)
         let id = bus.recordObserverAdded(message: message, owner: nil, sender: subject, kind: .token, callSite: callSite)
         let registration = TypedRegistration(observerID: id, message: message, subject: subject, bus: bus, center: self)
-        typedObservers.withLock { $0[ObjectIdentifier(type), default: []].append(registration) }
+        typedObservers.withLock { $0[ObjectIdentifier(type), default: []].append(WeakRegistration(registration)) }
         return registration
     }
 
@@ -267,7 +267,7 @@ public final class RecordingNotificationCenter: Sendable {
         let payload: JSONValue = (message as? any Encodable).flatMap(Self.json) ?? .null
         let post = bus.recordPost(NamedMessage(name: name, payload: payload), sender: subject)
         let reached = typedObservers.withLock { observers in
-            (observers[ObjectIdentifier(type)] ?? []).filter { $0.accepts(subject: subject) }
+            (observers[ObjectIdentifier(type)] ?? []).compactMap(\.registration).filter { $0.accepts(subject: subject) }
         }
         for registration in reached { registration.expect(post) }
         return post
@@ -276,10 +276,10 @@ public final class RecordingNotificationCenter: Sendable {
     /// Drops a typed registration once Foundation let go of its observer.
     fileprivate func forget(_ registration: TypedRegistration) {
         typedObservers.withLock { observers in
-            for key in observers.keys { observers[key]?.removeAll { $0 === registration } }
+            for key in observers.keys { observers[key]?.removeAll { $0.registration == nil } }
         }
         if let hash = registration.tokenHash {
-            typedTokens.withLock { tokens in if tokens[hash] === registration { tokens[hash] = nil } }
+            typedTokens.withLock { tokens in if tokens[hash]?.registration == nil { tokens[hash] = nil } }
         }
     }
 
@@ -478,4 +478,10 @@ struct FoundationObserver: @unchecked Sendable {
     // @unchecked: an opaque object only handed back to the center that made it,
     // which is thread safe.
     let token: any NSObjectProtocol
+}
+
+/// A typed registration, held weakly: Foundation's observer closure holds it strongly.
+struct WeakRegistration: Sendable {
+    weak var registration: TypedRegistration?
+    init(_ registration: TypedRegistration) { self.registration = registration }
 }

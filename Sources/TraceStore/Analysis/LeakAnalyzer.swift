@@ -70,6 +70,10 @@ public struct LeakAnalyzer {
     /// Removals by name that found nothing: settled at ``finish()``, once it is known whether
     /// any owner of that type ever observed the name (a typo never is).
     private var pendingRemovals: [(finding: LeakFinding, ownerType: String?)] = []
+    /// Live observers that some post reached.
+    private var heard: Set<UInt64> = []
+    /// Token observers released before hearing anything, by message, until it is next posted.
+    private var releasedUnheard: [String: [(observer: TraceState.Observer, seq: UInt64)]] = [:]
 
     private struct Key: Hashable {
         let rule: LeakRule
@@ -113,12 +117,17 @@ public struct LeakAnalyzer {
             checkDuplicates(event)
         case .observerRemoved:
             checkRemoval(event)
+            checkReleasedUnheard(event)
         case .posted:
             if let post = event.post, let message = event.message {
                 if recentPosts.count > 4_096 { recentPosts.removeAll(keepingCapacity: true) }
                 recentPosts[post] = message
+                if let unheard = releasedUnheard.removeValue(forKey: message) {
+                    for (observer, _) in unheard { reportOnce(.tokenReleasedUnheard, observer: observer, seq: event.seq) }
+                }
             }
         case .delivered, .skipped, .trapped:
+            if event.kind == .delivered, let observer = event.observer { heard.insert(observer) }
             checkDelivery(event)
         default:
             break
@@ -225,6 +234,19 @@ public struct LeakAnalyzer {
         finding.addedAt = earlier?.addedAt
         finding.observerKind = earlier?.kind
         findings.append(finding)
+    }
+
+    /// A token released before any post reached it, its owner alive: remembered until its
+    /// message is next posted, which it would have heard.
+    private mutating func checkReleasedUnheard(_ event: RecordedEvent) {
+        guard let id = event.observer, let observer = state.observers[id] else { return }
+        let wasHeard = heard.remove(id) != nil
+        guard event.removalReason == .tokenReleased, observer.kind == .token, !wasHeard,
+              let message = observer.message else { return }
+        if let ownerID = observer.owner, let owner = state.owners[ownerID], owner.goneAt != nil || owner.released {
+            return
+        }
+        releasedUnheard[message, default: []].append((observer, event.seq))
     }
 
     /// After a removal by owner (or by owner and name) in Foundation's form: the block and
