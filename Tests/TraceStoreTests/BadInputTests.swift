@@ -77,7 +77,7 @@ import Testing
         try db.execute("UPDATE meta SET value = '99' WHERE key = 'schema_version'")
         let error = try #require(openError(path))
         #expect(error.kind == .unsupportedSchema(99))
-        #expect(error.description.contains("schema version 99 is newer than the versions this tool reads (\(TraceSchema.oldestReadable)-\(TraceSchema.version))"))
+        #expect(error.description.contains("schema version 99 is newer than the versions this tool reads (1-\(TraceSchema.version))"))
         #expect(throws: TraceStoreError.self) { _ = try TraceRecorder(path: path, session: SessionInfo(name: "x")) }
     }
 

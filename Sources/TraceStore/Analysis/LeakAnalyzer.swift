@@ -72,6 +72,8 @@ public struct LeakAnalyzer {
     private var pendingRemovals: [(finding: LeakFinding, ownerType: String?)] = []
     /// Live observers that some post reached.
     private var heard: Set<UInt64> = []
+    /// The last post or lifecycle step: a token released with none since it was added was dropped at once.
+    private var lastActivity: UInt64 = 0
     /// Token observers released before hearing anything, by message, until it is next posted.
     private var releasedUnheard: [String: [(observer: TraceState.Observer, seq: UInt64)]] = [:]
 
@@ -100,15 +102,14 @@ public struct LeakAnalyzer {
     /// Reads a session with a configuration of your own.
     public static func analyze(_ reader: TraceReader, session: Int64, configuration: Configuration) throws -> [LeakFinding] {
         var analyzer = LeakAnalyzer(configuration: configuration)
-        try reader.forEachEvent(session: session) { event in
-            analyzer.consume(event)
-            return true
-        }
+        let cursor = try reader.events(session: session, payloads: false)
+        while let event = try cursor.next() { analyzer.consume(event) }
         return analyzer.finish()
     }
 
     /// Folds one event and checks the rules it can trigger.
     public mutating func consume(_ event: RecordedEvent) {
+        defer { if event.kind == .posted || event.kind == .lifecycle { lastActivity = event.seq } }
         switch event.kind {
         case .observerAdded:
             if let message = event.message, let type = event.owner.flatMap({ state.owners[$0]?.type }) {
@@ -236,13 +237,14 @@ public struct LeakAnalyzer {
         findings.append(finding)
     }
 
-    /// A token released before any post reached it, its owner alive: remembered until its
-    /// message is next posted, which it would have heard.
+    /// A token dropped at once (released with no post or lifecycle step since it was added),
+    /// its owner alive: remembered until its message is next posted, which it would have heard.
+    /// A token released later, on purpose (when its screen disappears), is no finding.
     private mutating func checkReleasedUnheard(_ event: RecordedEvent) {
         guard let id = event.observer, let observer = state.observers[id] else { return }
         let wasHeard = heard.remove(id) != nil
         guard event.removalReason == .tokenReleased, observer.kind == .token, !wasHeard,
-              let message = observer.message else { return }
+              lastActivity < observer.addedAt, let message = observer.message else { return }
         if let ownerID = observer.owner, let owner = state.owners[ownerID], owner.goneAt != nil || owner.released {
             return
         }

@@ -22,10 +22,10 @@ public enum LeakRule: String, Sendable, CaseIterable, Codable {
     /// for registered: a block observer (only its token removes it), or a name the owner
     /// never added (a typo, the wrong constant).
     case removalMissesObserver = "removal-misses-observer"
-    /// A token observer was removed because its last token copy was released, before any
-    /// post reached it and while its owner (if any) was alive, and its message was posted
-    /// afterwards: the token was dropped (`_ = center.addObserver(of:for:)`, a local),
-    /// so the observation the code meant to keep never heard anything.
+    /// A token observer was removed because its last token copy was released at once (no
+    /// post or lifecycle step since it was added), while its owner (if any) was alive, and
+    /// its message was posted afterwards: the token was dropped (`_ = center.addObserver(of:for:)`,
+    /// a local), so the observation the code meant to keep never heard anything.
     case tokenReleasedUnheard = "token-released-unheard"
 }
 
@@ -85,8 +85,13 @@ public struct LeakFinding: Sendable, Hashable {
     ///
     /// Stable across runs and machines, unlike Swift's seeded `Hasher`.
     public static func fingerprint(rule: LeakRule, message: String?, ownerType: String?, callSite: String) -> String {
+        stableHash([rule.rawValue, message ?? "*", ownerType ?? "-", callSite])
+    }
+
+    /// FNV-1a over the parts joined by a unit separator, 64 bits, hex.
+    static func stableHash(_ parts: [String]) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in [rule.rawValue, message ?? "*", ownerType ?? "-", callSite].joined(separator: "\u{1F}").utf8 {
+        for byte in parts.joined(separator: "\u{1F}").utf8 {
             hash ^= UInt64(byte)
             hash = hash &* 0x0000_0100_0000_01B3
         }

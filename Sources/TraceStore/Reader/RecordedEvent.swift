@@ -90,14 +90,20 @@ public struct SessionSummary: Sendable, Hashable {
     public var scenario: String?
     /// When `close()` ran; `nil` if the recorder never closed (a crash, or still recording).
     public var endedAt: String?
-    /// Events in the session, including its start and end markers.
+    /// Events in the session, including its start and end markers: the span of its
+    /// `seq` numbers, read from the primary key without a scan (`tracectl verify`
+    /// counts the rows and reports any gap).
     public var eventCount: Int
-    /// Time of the last event, in nanoseconds since the session's origin.
+    /// Time of the last timed event, in nanoseconds since the session's origin.
     public var duration: UInt64
 
     /// What the session's bus did with selector observers whose target was gone;
     /// `nil` for version-1 traces, which did not record it.
     public var selectorSemantics: SelectorSemantics?
+
+    /// When `tracectl finish` (``TraceFinisher``) finished the session after its recorder
+    /// was killed: it never ended, and everything it committed is kept (schema 3).
+    public var crashedAt: String?
 
     /// Whether the recorder closed the session.
     public var endedCleanly: Bool { endedAt != nil }

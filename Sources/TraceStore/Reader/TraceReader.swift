@@ -51,6 +51,9 @@ public final class TraceReader {
         }
     }
 
+    /// The interned string `id`, from the in-memory copy of the `strings` table.
+    func string(_ id: Int64) -> String? { strings[id] }
+
     static func damaged(_ path: String, _ error: TraceStoreError) -> TraceStoreError {
         if case .sqlite(let code) = error.kind, code == .corrupt || code == .notADatabase {
             return TraceStoreError(.notATrace, "\(path): trace is damaged (\(error.message))")
@@ -59,23 +62,35 @@ public final class TraceReader {
     }
 
     /// The sessions in the file, oldest first.
+    ///
+    /// Cheap whatever the trace's size: each session's event count and duration come
+    /// from the ends of its `seq` range (primary-key lookups), never from a scan.
     public func sessions() throws(TraceStoreError) -> [SessionSummary] {
         let statement = try db.prepare("""
             SELECT s.id, s.name, s.app, s.started_at, s.tool_version, s.scenario, s.ended_at,
-                   (SELECT count(*) FROM events e WHERE e.session = s.id),
-                   (SELECT max(time_ns) FROM events e WHERE e.session = s.id),
-                   \(schemaVersion >= 2 ? "s.selector_semantics" : "NULL")
+                   (SELECT min(seq) FROM events e WHERE e.session = s.id),
+                   (SELECT max(seq) FROM events e WHERE e.session = s.id),
+                   (SELECT max(time_ns) FROM (SELECT time_ns FROM events e WHERE e.session = s.id ORDER BY seq DESC LIMIT 2)),
+                   \(schemaVersion >= 2 ? "s.selector_semantics" : "NULL"),
+                   \(schemaVersion >= 3 ? "s.crashed_at" : "NULL")
             FROM sessions s ORDER BY s.id
             """)
         var result: [SessionSummary] = []
         do throws(TraceStoreError) {
             while try statement.step() {
+                let first = statement.optionalInt64(7), last = statement.optionalInt64(8)
+                var count = 0
+                if let first, let last, last >= first {
+                    let (span, overflow) = last.subtractingReportingOverflow(first)
+                    count = overflow || span >= Int64(Int.max) ? Int.max : Int(span) + 1
+                }
                 result.append(SessionSummary(
                     id: statement.int64(0), name: statement.text(1) ?? "", app: statement.text(2) ?? "",
                     startedAt: statement.text(3) ?? "", toolVersion: statement.text(4) ?? "",
                     scenario: statement.text(5), endedAt: statement.text(6),
-                    eventCount: Int(statement.int64(7)), duration: UInt64(max(0, statement.int64(8))),
-                    selectorSemantics: statement.text(9).flatMap(SelectorSemantics.init(rawValue:))))
+                    eventCount: count, duration: UInt64(max(0, statement.int64(9))),
+                    selectorSemantics: statement.text(10).flatMap(SelectorSemantics.init(rawValue:)),
+                    crashedAt: statement.text(11)))
             }
         } catch {
             throw Self.damaged(path, error)
@@ -108,10 +123,31 @@ public final class TraceReader {
     /// order, until it returns `false`. Memory does not grow with the trace.
     public func forEachEvent(session: Int64, filter: EventFilter = EventFilter(),
                              _ body: (RecordedEvent) throws -> Bool) throws {
+        let cursor = try events(session: session, filter: filter, payloads: true)
+        while let event = try cursor.next() {
+            guard try body(event) else { break }
+        }
+    }
+
+    /// A cursor over the events of `session` that match `filter`, in `seq` order:
+    /// one row in memory at a time, so two can be walked side by side.
+    ///
+    /// - Parameter payloads: Whether to read the payload JSON (a join per post); analyses that
+    ///   never look at payloads leave it out.
+    package func events(session: Int64, filter: EventFilter = EventFilter(), payloads: Bool) throws(TraceStoreError) -> EventCursor {
+        let (sql, values) = eventQuery(session: session, filter: filter, payloads: payloads)
+        let statement = try db.prepare(sql)
+        try statement.bind(values)
+        return EventCursor(statement: statement, session: session, strings: strings, path: path)
+    }
+
+    /// The SQL and parameters of ``events(session:filter:payloads:)``: one range scan of the
+    /// primary key (or a search of an index for an observer or owner filter), no correlated subquery.
+    package func eventQuery(session: Int64, filter: EventFilter, payloads: Bool) -> (sql: String, values: [SQLValue]) {
         var sql = """
-            SELECT seq, time_ns, kind, message, owner, observer, post, parent, sender, detail, note, callsite,
-                   (SELECT json FROM payloads p WHERE p.id = e.payload), \(schemaVersion >= 2 ? "handler" : "NULL")
-            FROM events e WHERE session = ?1
+            SELECT e.seq, e.time_ns, e.kind, e.message, e.owner, e.observer, e.post, e.parent, e.sender, e.detail,
+                   e.note, e.callsite, \(payloads ? "p.json" : "NULL"), \(schemaVersion >= 2 ? "e.handler" : "NULL")
+            FROM events e \(payloads ? "LEFT JOIN payloads p ON p.id = e.payload " : "")WHERE e.session = ?1
             """
         var values: [SQLValue] = [.integer(session)]
         func parameter(_ value: SQLValue) -> String {
@@ -119,44 +155,25 @@ public final class TraceReader {
             return "?\(values.count)"
         }
         if let kinds = filter.kinds, !kinds.isEmpty {
-            sql += " AND kind IN (" + kinds.map { parameter(.integer(Int64($0.rawValue))) }.joined(separator: ", ") + ")"
+            sql += " AND e.kind IN (" + kinds.map { parameter(.integer(Int64($0.rawValue))) }.joined(separator: ", ") + ")"
         }
         if let message = filter.message {
-            sql += " AND message = (SELECT id FROM strings WHERE value = \(parameter(.text(message))))"
+            sql += " AND e.message = (SELECT id FROM strings WHERE value = \(parameter(.text(message))))"
         }
         if let owner = filter.owner {
             if let id = Int64(owner) {
-                sql += " AND owner = \(parameter(.integer(id)))"
+                sql += " AND e.owner = \(parameter(.integer(id)))"
             } else {
-                sql += " AND owner IN (SELECT owner FROM events o WHERE o.session = ?1 AND o.kind = 1"
+                sql += " AND e.owner IN (SELECT owner FROM events o WHERE o.session = ?1 AND o.kind = 1"
                     + " AND o.note = (SELECT id FROM strings WHERE value = \(parameter(.text(owner)))))"
             }
         }
-        if let observer = filter.observer { sql += " AND observer = \(parameter(.integer(Int64(observer))))" }
-        if let since = filter.since { sql += " AND seq >= \(parameter(.integer(Int64(since))))" }
-        if let until = filter.until { sql += " AND seq <= \(parameter(.integer(Int64(until))))" }
-        sql += " ORDER BY seq"
-        if let limit = filter.limit { sql += " LIMIT \(parameter(.integer(Int64(limit))))" }
-
-        let statement = try db.prepare(sql)
-        try statement.bind(values)
-        do {
-            while try statement.step() {
-                guard try body(event(from: statement, session: session)) else { break }
-            }
-        } catch let error as TraceStoreError {
-            throw Self.damaged(path, error)
-        }
-    }
-
-    private func event(from s: Statement, session: Int64) -> RecordedEvent {
-        func id(_ column: Int) -> UInt64? { s.optionalInt64(column).map { UInt64(bitPattern: $0) } }
-        func string(_ column: Int) -> String? { s.optionalInt64(column).flatMap { strings[$0] } }
-        return RecordedEvent(
-            session: session, seq: UInt64(s.int64(0)), time: UInt64(bitPattern: s.int64(1)),
-            kind: EventKind(rawValue: Int(s.int64(2))) ?? .bridgeRejected,
-            message: string(3), owner: id(4), observer: id(5), post: id(6), parent: id(7), sender: id(8),
-            detail: string(9), note: string(10), callSite: string(11), payload: s.text(12), handler: string(13))
+        if let observer = filter.observer { sql += " AND e.observer = \(parameter(.integer(Int64(bitPattern: observer))))" }
+        if let since = filter.since { sql += " AND e.seq >= \(parameter(.integer(Int64(clamping: since))))" }
+        if let until = filter.until { sql += " AND e.seq <= \(parameter(.integer(Int64(clamping: until))))" }
+        sql += " ORDER BY e.seq"
+        if let limit = filter.limit { sql += " LIMIT \(parameter(.integer(Int64(clamping: limit))))" }
+        return (sql, values)
     }
 
     /// Every event of a session, in order. Convenient for small traces and tests;
@@ -170,10 +187,8 @@ public final class TraceReader {
     /// The state at `seq` (inclusive), rebuilt by folding the log from the start.
     public func state(session: Int64, at seq: UInt64? = nil) throws -> TraceState {
         var state = TraceState()
-        try forEachEvent(session: session, filter: EventFilter(until: seq)) { event in
-            state.apply(event)
-            return true
-        }
+        let cursor = try events(session: session, filter: EventFilter(until: seq), payloads: false)
+        while let event = try cursor.next() { state.apply(event) }
         return state
     }
 

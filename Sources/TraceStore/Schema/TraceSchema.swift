@@ -7,7 +7,8 @@ package enum TraceSchema {
     ///
     /// Version 2 (issue 10) added observer kinds, captures and handler names, owner
     /// attachments and releases, traps, and the session's selector semantics.
-    /// Version 3 (issue 12) added event kind 14, `enqueued`: a delivery queued for a
+    /// Version 3 (issue 13) added `sessions.crashed_at`, set by `tracectl finish`.
+    /// Version 3 also (issue 12) added event kind 14, `enqueued`: a delivery queued for a
     /// `@MainActor` or `async` handler.
     package static let version = 3
     /// The oldest schema version this build still reads. Version 1 traces have no
@@ -29,7 +30,8 @@ package enum TraceSchema {
             scenario TEXT,
             ended_at TEXT,
             last_seq INTEGER,
-            selector_semantics TEXT
+            selector_semantics TEXT,
+            crashed_at TEXT
         );
         CREATE TABLE IF NOT EXISTS strings(id INTEGER PRIMARY KEY, value TEXT NOT NULL UNIQUE);
         CREATE TABLE IF NOT EXISTS payloads(id INTEGER PRIMARY KEY, json TEXT NOT NULL);
