@@ -38,7 +38,7 @@ extension MainActorObserving where Self == Bus {
     /// ```
     /// The closure says `@MainActor`: overload resolution does not look at the
     /// caller's isolation, so an unannotated closure picks the `@Sendable` overload
-    /// (see `docs/CONCURRENCY.md`).
+    /// (README, "Observers on the main actor").
     /// - Returns: A token; the observer is removed when its last copy is released.
     public func observe<M: BusMessage>(
         _ type: M.Type, sender: AnyObject? = nil, owner: AnyObject? = nil,
