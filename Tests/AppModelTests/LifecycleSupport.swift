@@ -68,6 +68,8 @@ final class Harness {
                 line = "attach \(labels[owner] ?? "?") to \(labels[host] ?? "?")"
             case .ownerReleased(let owner, _):
                 line = "released \(labels[owner] ?? "?")"
+            case .enqueued(let post, let observer):
+                line = "enqueue \(messages[post] ?? "?") -> \(observerOwner[observer].flatMap { labels[$0] } ?? "?")"
             case .trapped(let post, let observer, _):
                 line = "trap \(messages[post] ?? "?") -> #\(observerOwner[observer].map(String.init) ?? "?")"
             }

@@ -131,6 +131,8 @@ final class TraceWriter {
             try row(seq: seq, time: time, kind: .delivered, observer: observer, post: post)
         case .skipped(let post, let observer):
             try row(seq: seq, time: time, kind: .skipped, observer: observer, post: post)
+        case .enqueued(let post, let observer):
+            try row(seq: seq, time: time, kind: .enqueued, observer: observer, post: post)
         case .lifecycle(let owner, let phase, let detail):
             try row(seq: seq, time: time, kind: .lifecycle, owner: owner, detail: try string(phase.rawValue),
                     note: try detail.map(string))
