@@ -7,6 +7,8 @@ let package = Package(
     products: [
         .library(name: "NotifyBus", targets: ["NotifyBus"]),
         .library(name: "TraceStore", targets: ["TraceStore"]),
+        .library(name: "AppModel", targets: ["AppModel"]),
+        .library(name: "ScenarioTrace", targets: ["ScenarioTrace"]),
         .executable(name: "tracectl", targets: ["tracectl"]),
     ],
     dependencies: [
@@ -20,19 +22,25 @@ let package = Package(
         ),
         .target(name: "NotifyBus"),
         .target(name: "TraceStore", dependencies: ["NotifyBus", "CSQLite"]),
+        // The headless UIKit lifecycle and the scenario format: for tests and `tracectl record`,
+        // never linked by an app that only wants the bus.
+        .target(name: "AppModel", dependencies: ["NotifyBus"]),
+        // Scenarios recorded into traces and replayed from them: AppModel meets TraceStore.
+        .target(name: "ScenarioTrace", dependencies: ["AppModel", "TraceStore", "NotifyBus"]),
         .executableTarget(
             name: "tracectl",
             dependencies: [
-                "NotifyBus", "TraceStore",
+                "NotifyBus", "TraceStore", "AppModel", "ScenarioTrace",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(name: "NotifyBusTests", dependencies: ["NotifyBus", "TestSupport"]),
+        .testTarget(name: "AppModelTests", dependencies: ["AppModel", "NotifyBus", "TestSupport"]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
-        .testTarget(name: "TraceStoreTests", dependencies: ["TraceStore", "NotifyBus", "TestSupport", "trace-crash-child"]),
+        .testTarget(name: "TraceStoreTests", dependencies: ["TraceStore", "NotifyBus", "AppModel", "ScenarioTrace", "TestSupport", "trace-crash-child"]),
         // The process the crash-safety tests kill; not a product.
         .executableTarget(name: "trace-crash-child", dependencies: ["TraceStore", "NotifyBus"], path: "Tests/CrashChild"),
-        .testTarget(name: "tracectlTests", dependencies: ["TraceStore", "NotifyBus", "TestSupport", "tracectl"]),
+        .testTarget(name: "tracectlTests", dependencies: ["TraceStore", "NotifyBus", "ScenarioTrace", "TestSupport", "tracectl"]),
     ],
     swiftLanguageModes: [.v6]
 )

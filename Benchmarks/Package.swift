@@ -16,6 +16,7 @@ let package = Package(
             dependencies: [
                 .product(name: "NotifyBus", package: "NotifyBus"),
                 .product(name: "TraceStore", package: "NotifyBus"),
+                .product(name: "AppModel", package: "NotifyBus"),
                 "CSQLiteBench",
             ]
         ),

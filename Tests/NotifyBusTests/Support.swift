@@ -1,4 +1,5 @@
 import NotifyBus
+@_exported import TestSupport
 struct Ping: BusMessage, Equatable { var n: Int }
 struct Pong: BusMessage, Equatable { var n: Int }
 
@@ -7,12 +8,6 @@ final class Owner: TraceLabeled, Sendable {
     init(_ label: String = "owner") { traceLabel = label }
 }
 
-/// A thread-safe list of what handlers saw.
-final class Log<T: Sendable>: Sendable {
-    private let items = Locked<[T]>([])
-    func append(_ item: T) { items.withLock { $0.append(item) } }
-    var all: [T] { items.withLock { $0 } }
-}
 
 /// A short, readable form of an event, for exact-order assertions.
 func describe(_ event: TraceEvent) -> String {

@@ -1,6 +1,7 @@
 // Helpers shared by the test targets: temporary directories, the built
 // products, and files of this repository.
 public import Foundation
+import Synchronization
 
 /// A directory removed when the value is released: one per test.
 public final class TemporaryDirectory: Sendable {
@@ -39,3 +40,11 @@ public func example(_ name: String) -> String { repositoryFile("Examples/\(name)
 
 /// A golden trace's path.
 public func fixture(_ name: String) -> String { repositoryFile("Tests/Fixtures/\(name).trace").path }
+
+/// A thread-safe list of what handlers saw.
+public final class Log<T: Sendable>: Sendable {
+    private let items = Mutex<[T]>([])
+    public init() {}
+    public func append(_ item: T) { items.withLock { $0.append(item) } }
+    public var all: [T] { items.withLock { $0 } }
+}

@@ -1,5 +1,7 @@
 import Foundation
+import AppModel
 import NotifyBus
+import ScenarioTrace
 import Testing
 @testable import TraceStore
 

@@ -29,12 +29,15 @@ import Testing
 
         let text = try tracectl("leaks", trace)
         #expect(text.status == 1)
-        let lines = text.stdout.split(separator: "\n", omittingEmptySubsequences: false)
-        #expect(lines.first == "seed000-keyboard-leak.json: screens.Login.observers[1]"
-                || lines.first == "seed000-keyboard-leak.json: screens.Login.observers[0]", "the call site comes first")
-        #expect(text.stdout.contains("observer-outlives-owner  keyboardWillShow  owner Login (LoginViewController)"))
-        let last = text.stdout.split(separator: "\n").last.map(String.init)
-        #expect(last == "5 findings in 5 groups: 2 observer-outlives-owner, 1 delivery-after-owner-gone, 2 unbalanced-removal")
+        let lines = text.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(lines.first == "error    seed000-keyboard-leak.json: screens.Login.observers[0]  LoginViewController",
+                "each group starts with its severity, call site and owner type")
+        #expect(text.stdout.contains("  error    observer-outlives-owner    keyboardWillShow  owner Login  ["))
+        let tail = text.stdout.split(separator: "\n").suffix(2).map(String.init)
+        #expect(tail == [
+            "2 bugs (2 errors), 5 findings: 2 observer-outlives-owner, 1 delivery-after-owner-gone, 2 unbalanced-removal",
+            "See when each observer lived beside its screen: tracectl timeline \(trace) -o timeline.html",
+        ])
     }
 
     @Test func seed004TimingYieldsNoFinding() throws {

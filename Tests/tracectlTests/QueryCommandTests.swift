@@ -14,7 +14,10 @@ import Testing
         let trace = dir.file("demo.trace")
         let run = try tracectl("demo", "-o", trace)
         #expect(run.status == 0)
-        #expect(run.stdout.contains("demo.json: screens.Login.observers[0]\n  observer-outlives-owner  keyboardWillShow  owner Login"))
+        #expect(run.stdout.contains("error    demo.json: screens.Login.observers[0]  LoginViewController\n"
+            + "  error    observer-outlives-owner    keyboardWillShow  owner Login"))
+        #expect(run.stdout.contains("2 bugs (2 errors), 6 findings: "))
+        #expect(run.stdout.contains("tracectl timeline \(trace) -o timeline.html"))
         #expect(run.stdout.contains("tracectl events \(trace) --owner Login"))
         #expect(run.stdout.contains("2 observer-outlives-owner"))
     }

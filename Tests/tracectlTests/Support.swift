@@ -18,6 +18,8 @@ func tracectl(_ arguments: String..., in directory: String? = nil) throws -> Run
     try tracectl(arguments, in: directory)
 }
 
+/// Runs `tracectl` with a list of arguments.
+@discardableResult
 func tracectl(_ arguments: [String], in directory: String? = nil) throws -> Run {
     let process = Process()
     process.executableURL = productsDirectory().appendingPathComponent("tracectl")
@@ -49,3 +51,21 @@ func tracectl(_ arguments: [String], in directory: String? = nil) throws -> Run 
 func json(_ text: String) throws -> Any {
     try JSONSerialization.jsonObject(with: Data(text.utf8))
 }
+
+/// Runs `python3` with `arguments` and returns its status and output; status 127 when python3 is missing.
+@discardableResult
+func python(_ arguments: [String]) -> (status: Int32, output: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["python3"] + arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = pipe
+    do { try process.run() } catch { return (127, "\(error)") }
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+}
+
+/// A test script of this repository, under `Tests/Scripts`.
+func testScript(_ name: String) -> String { repositoryFile("Tests/Scripts/\(name)").path }

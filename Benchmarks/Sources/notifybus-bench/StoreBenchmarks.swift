@@ -1,5 +1,6 @@
 import CSQLiteBench
 import Foundation
+import AppModel
 import NotifyBus
 import TraceStore
 

@@ -20,10 +20,20 @@ public enum LifecyclePhase: String, Codable, Sendable, CaseIterable {
     case selectTab
     /// The screen left the hierarchy for good (popped, dismissed, its container removed).
     case removedFromHierarchy
+    /// The screen became a child of another (`addChild(_:)`, `willMove(toParent:)`); the
+    /// detail names the parent.
+    case addChild
+    /// The screen is leaving its parent (`willMove(toParent: nil)`, `removeFromParent()`).
+    case removeChild
+    /// The user cancelled an interactive pop or dismiss of this screen: it stays.
+    case transitionCancelled
 
     // The application.
     case launch
     case rotate
+    /// The system turned the interface to an orientation the appearing or revealed
+    /// screen supports: a reaction, where `rotate` is the user turning the device.
+    case forceOrientation
     case keyboard
     case wait
 }

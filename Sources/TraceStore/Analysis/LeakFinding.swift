@@ -80,8 +80,13 @@ public struct LeakFinding: Sendable, Hashable {
     ///
     /// Stable across runs and machines, unlike Swift's seeded `Hasher`.
     public static func fingerprint(rule: LeakRule, message: String?, ownerType: String?, callSite: String) -> String {
+        stableHash([rule.rawValue, message ?? "*", ownerType ?? "-", callSite])
+    }
+
+    /// FNV-1a over the parts joined by a unit separator, 64 bits, hex.
+    static func stableHash(_ parts: [String]) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in [rule.rawValue, message ?? "*", ownerType ?? "-", callSite].joined(separator: "\u{1F}").utf8 {
+        for byte in parts.joined(separator: "\u{1F}").utf8 {
             hash ^= UInt64(byte)
             hash = hash &* 0x0000_0100_0000_01B3
         }

@@ -146,7 +146,7 @@ public struct TraceState: Sendable {
             guard let id = event.owner, var owner = owners[id] else { return }
             owner.hasLifecycle = true
             switch phase {
-            case .setRoot, .push, .present, .selectTab:
+            case .setRoot, .push, .present, .selectTab, .addChild:
                 owner.inHierarchy = true
                 owner.goneAt = nil
             case .viewWillAppear:

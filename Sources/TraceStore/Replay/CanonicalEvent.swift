@@ -28,20 +28,18 @@ struct Canonicalizer {
         return posts[id] ?? olderPosts[id] ?? "?"
     }
 
+    /// The lifecycle steps that something outside the app did: the user navigating,
+    /// turning the device, typing; the system launching the app.
+    static let stimulusPhases: Set<LifecyclePhase> = [.launch, .push, .pop, .present, .dismiss, .selectTab,
+                                                      .keyboard, .wait, .rotate]
+
     /// Whether an event is a stimulus (what the outside world did) rather than a reaction.
     static func isStimulus(_ event: RecordedEvent) -> Bool {
         switch event.kind {
         case .posted:
-            return event.detail == PostOrigin.stimulus.rawValue
+            return event.origin == .stimulus
         case .lifecycle:
-            switch event.detail {
-            case "launch", "push", "pop", "present", "dismiss", "selectTab", "keyboard", "wait":
-                return true
-            case "rotate":
-                return !(event.note ?? "").hasPrefix("forced")
-            default:
-                return false
-            }
+            return event.phase.map(stimulusPhases.contains) ?? false
         case .actionRouted:
             return true
         default:

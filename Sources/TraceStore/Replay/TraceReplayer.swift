@@ -20,7 +20,8 @@ public enum TraceReplayer {
     /// Each recorded post of origin `stimulus` is decoded with `registry` and
     /// posted at its recorded time (the bus's clock is a ``ManualClock`` moved
     /// to each stimulus's timestamp). Lifecycle steps are not compared: they
-    /// come from the lifecycle model, which ``replayScenario(trace:session:scenario:output:)`` replays.
+    /// come from the lifecycle model, which `replayScenario(trace:session:scenario:output:)`
+    /// (in ScenarioTrace) replays.
     ///
     /// - Parameters:
     ///   - trace: The recorded trace.
@@ -64,46 +65,6 @@ public enum TraceReplayer {
         }
     }
 
-    /// Replays a session recorded from a scenario against the lifecycle model.
-    ///
-    /// - Parameters:
-    ///   - trace: The recorded trace.
-    ///   - session: The session (default: the newest).
-    ///   - scenario: A scenario file's contents to run instead of the one stored in the
-    ///     session: how a fix is shown. Its steps must be the recorded ones, or the
-    ///     report says where the stimuli part.
-    ///   - output: Where to keep the replay's own trace.
-    /// - Throws: ``TraceStoreError`` when the session holds no scenario and none is given;
-    ///   ``NotifyBusError`` when the given scenario is not valid. A step that no longer
-    ///   applies does not throw: the replay stops there and the report says so.
-    public static func replayScenario(trace: String, session: Int64? = nil, scenario: Data? = nil,
-                                      output: String? = nil) throws -> ReplayReport {
-        let reader = try TraceReader(path: trace)
-        let recorded = try reader.session(session)
-        guard let data = scenario ?? recorded.scenario.map({ Data($0.utf8) }) else {
-            throw TraceStoreError(.misuse, "\(trace): session \(recorded.id) was not recorded from a scenario; "
-                                  + "replay it from Swift with TraceReplayer.replay(trace:_:)")
-        }
-        let parsed = try Scenario.parse(data)
-        // The scenario file's name, as the recording's call sites give it (`login.json: step 3`).
-        var file = "scenario.json"
-        try reader.forEachEvent(session: recorded.id, filter: EventFilter(kinds: [.observerAdded, .observerRemoved])) { event in
-            guard let site = event.callSite, site.contains(".json: "), let range = site.range(of: ": ") else { return true }
-            file = String(site[..<range.lowerBound])
-            return false
-        }
-        return try capture(output: output, name: parsed.name + " (replay)", scenario: String(decoding: data, as: UTF8.self),
-                           expected: reader, session: recorded.id) { bus, clock in
-            let runner = ScenarioRunner(scenario: parsed, file: file, bus: bus, clock: clock)
-            do {
-                try runner.run()
-                return (nil, runner)
-            } catch {
-                return ("\(error)", runner)
-            }
-        }
-    }
-
     /// Compares the sessions of two recorded traces (the newest of each by default).
     public static func diff(_ expected: String, _ actual: String, sessions: (Int64?, Int64?) = (nil, nil)) throws -> ReplayReport {
         let left = try TraceReader(path: expected), right = try TraceReader(path: actual)
@@ -119,12 +80,12 @@ public enum TraceReplayer {
     /// would record its observers' token releases, which the recording never saw.
     ///
     /// Both sides are read as streams, in step: memory does not grow with the trace.
-    private static func capture(output: String?, name: String, scenario: String?, expected: TraceReader, session: Int64,
+    package static func capture(output: String?, name: String, scenario: String?, expected: TraceReader, session: Int64,
                                 ignoringLifecycle: Bool = false, _ body: (Bus, ManualClock) throws -> (failure: String?, system: Any)) throws -> ReplayReport {
         let path = output ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("notifybus-replay-\(UUID().uuidString).trace").path
-        ScenarioRecording.removeTrace(at: path)
-        defer { if output == nil { ScenarioRecording.removeTrace(at: path) } }
+        TraceFiles.remove(at: path)
+        defer { if output == nil { TraceFiles.remove(at: path) } }
         let recorder = try TraceRecorder(path: path, session: SessionInfo(name: name, app: "replay", scenario: scenario))
         let clock = ManualClock()
         let outcome: (failure: String?, system: Any)
@@ -169,6 +130,8 @@ public enum TraceAssert {
     /// A failed assertion; its description is the report.
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
+
+        package init(description: String) { self.description = description }
     }
 
     /// Fails when the trace's session has findings outside `baseline`.
@@ -187,12 +150,6 @@ public enum TraceAssert {
     public static func replays(_ trace: String, session: Int64? = nil, registry: MessageRegistry = MessageRegistry(),
                                _ build: (Bus) throws -> Any) throws {
         let report = try TraceReplayer.replay(trace: trace, session: session, registry: registry, build)
-        guard report.isEqual else { throw Failure(description: "replay of \(trace) diverges:\n" + report.diffText) }
-    }
-
-    /// Fails when replaying a scenario-recorded trace against the lifecycle model behaves differently.
-    public static func replaysScenario(_ trace: String, session: Int64? = nil, scenario: Data? = nil) throws {
-        let report = try TraceReplayer.replayScenario(trace: trace, session: session, scenario: scenario)
         guard report.isEqual else { throw Failure(description: "replay of \(trace) diverges:\n" + report.diffText) }
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TraceStore
+import ScenarioTrace
 
 extension TraceCtl {
     struct Replay: ParsableCommand {

@@ -1,3 +1,5 @@
+public import NotifyBus
+
 /// UIKit's `UIApplication.State`, plus the state before launch.
 public enum ApplicationState: String, Sendable, Codable, CaseIterable {
     case notRunning, active, inactive, background

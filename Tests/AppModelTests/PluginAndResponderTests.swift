@@ -1,3 +1,4 @@
+import AppModel
 import NotifyBus
 import Testing
 
@@ -27,8 +28,8 @@ import Testing
         try h.app.enterBackground()
         try h.app.enterForeground()
         #expect(moments.seen == [
-            .`init`, .viewDidLoad, .viewWillAppear, .viewDidAppear, .didBecomeActive,
-            .willResignActive, .didEnterBackground, .willEnterForeground, .didBecomeActive,
+            .`init`, .viewDidLoad, .viewWillAppear, .didMoveToWindow, .viewDidLayoutSubviews, .viewDidAppear,
+            .didBecomeActive, .willResignActive, .didEnterBackground, .willEnterForeground, .didBecomeActive,
         ])
     }
 

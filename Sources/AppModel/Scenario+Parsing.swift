@@ -1,4 +1,5 @@
 public import Foundation
+public import NotifyBus
 
 extension Scenario {
     /// The message names a scenario may observe.
@@ -23,20 +24,29 @@ extension Scenario {
 }
 
 /// Walks the JSON value, keeping the path of what it reads.
-private struct ScenarioParser {
-    private var screenNames: Set<String> = []
+struct ScenarioParser {
+    var screenNames: Set<String> = []
+    /// Format v2: the objects' names and the notification names outside the catalog.
+    var objectNames: Set<String> = []
+    var declaredMessages: Set<String> = []
+    var objectMethods: [String: [String]] = [:]
+    /// The token properties of each screen and object, for `drop` steps.
+    var tokenNames: [String: Set<String>] = [:]
 
     mutating func scenario(_ json: Any) throws(NotifyBusError) -> Scenario {
-        let top = try object(json, "", keys: ["name", "screens", "root", "steps"], optional: [])
+        let top = try object(json, "", keys: ["name", "screens", "root", "steps"], optional: ["objects", "messages"])
         let name = try string(top["name"], "name")
         guard !name.isEmpty else { throw NotifyBusError("must not be empty", path: "name") }
         let screensObject = try object(top["screens"], "screens", keys: [], optional: nil)
         guard !screensObject.isEmpty else { throw NotifyBusError("a scenario needs at least one screen", path: "screens") }
         screenNames = Set(screensObject.keys)
+        let objectsObject = try declarations(top)
         var screens: [String: ScreenSpec] = [:]
         for key in screensObject.keys.sorted() {
             screens[key] = try screen(screensObject[key], "screens.\(key)")
         }
+        try Self.checkContainment(screens)
+        let objects = try objectSpecs(objectsObject, screens: screens)
         let rootObject = try object(top["root"], "root", keys: [], optional: ["screen", "navigation", "tabs", "selected", "main"])
         let main = try rootObject["main"].map { (value: Any) throws(NotifyBusError) -> String in try screenName(value, "root.main") }
         let root = try rootSpec(rootObject, "root", allowTabs: true)
@@ -48,7 +58,8 @@ private struct ScenarioParser {
         for (index, value) in stepList.enumerated() {
             steps.append(try step(value, "steps[\(index)]"))
         }
-        return Scenario(name: name, screens: screens, root: root, main: main, steps: steps)
+        return Scenario(name: name, screens: screens, root: root, main: main, steps: steps, objects: objects,
+                        messages: declaredMessages.sorted())
     }
 
     private static func names(in root: RootSpec) -> [String] {
@@ -60,7 +71,8 @@ private struct ScenarioParser {
 
     private func screen(_ value: Any?, _ path: String) throws(NotifyBusError) -> ScreenSpec {
         let fields = try object(value, path, keys: ["observers"],
-                                optional: ["supportedOrientations", "preferredOrientation", "retainedAfterPop", "handles", "plugins"])
+                                optional: ["supportedOrientations", "preferredOrientation", "retainedAfterPop", "handles", "plugins",
+                                           "children", "removals"])
         var spec = ScreenSpec()
         for (index, item) in try array(fields["observers"], "\(path).observers").enumerated() {
             spec.observers.append(try observer(item, "\(path).observers[\(index)]"))
@@ -99,27 +111,56 @@ private struct ScenarioParser {
                 spec.plugins.append(plugin)
             }
         }
+        if let value = fields["children"] {
+            for (index, item) in try array(value, "\(path).children").enumerated() {
+                spec.children.append(try screenName(item, "\(path).children[\(index)]"))
+            }
+        }
+        let tokens = try Self.tokens(of: spec.observers.enumerated().map { ($1.style, "\(path).observers[\($0)]") })
+        spec.removals = try removals(fields["removals"], path, tokens: tokens) { (value, here) throws(NotifyBusError) in
+            try screenMoment(value, here)
+        }
         return spec
     }
 
-    private func observer(_ value: Any?, _ path: String) throws(NotifyBusError) -> ObserverSpec {
-        let fields = try object(value, path, keys: ["message", "addOn", "removeOn"], optional: ["sender"])
-        let message = try string(fields["message"], "\(path).message")
-        guard Scenario.messageNames.contains(message) else {
-            throw NotifyBusError("unknown message '\(message)' (expected one of \(Scenario.messageNames.joined(separator: ", ")))",
-                                 path: "\(path).message")
+    /// A screen may not contain itself, directly or through its children.
+    private static func checkContainment(_ screens: [String: ScreenSpec]) throws(NotifyBusError) {
+        for name in screens.keys.sorted() {
+            var seen: Set<String> = [], frontier = [name]
+            while let current = frontier.popLast() {
+                for (index, child) in (screens[current]?.children ?? []).enumerated() {
+                    if child == name {
+                        throw NotifyBusError("\(name) would contain itself", path: "screens.\(current).children[\(index)]")
+                    }
+                    if seen.insert(child).inserted { frontier.append(child) }
+                }
+            }
         }
+    }
+
+    private func observer(_ value: Any?, _ path: String) throws(NotifyBusError) -> ObserverSpec {
+        let fields = try object(value, path, keys: ["message", "addOn", "removeOn"], optional: Self.styleKeys.union(["sender", "sameMoment"]))
+        let message = try messageName(fields["message"], "\(path).message")
         let moments = Dictionary(uniqueKeysWithValues: ScreenMoment.allCases.map { ($0.rawValue, $0) })
         let addOn = try choice(fields["addOn"], "\(path).addOn", moments, order: ScreenMoment.allCases.map(\.rawValue), what: "moment")
         var removeMoments: [String: ScreenMoment?] = moments.mapValues { $0 }
         removeMoments["never"] = .some(nil)
         let removeOn = try choice(fields["removeOn"], "\(path).removeOn", removeMoments,
                                   order: ScreenMoment.allCases.map(\.rawValue) + ["never"], what: "moment")
-        if removeOn == addOn {
-            throw NotifyBusError("the observer would be removed at the moment it is added (\(addOn.rawValue))", path: "\(path).removeOn")
+        let orders = Dictionary(uniqueKeysWithValues: SameMomentOrder.allCases.map { ($0.rawValue, $0) })
+        let sameMoment = try fields["sameMoment"].map { (value: Any) throws(NotifyBusError) -> SameMomentOrder in
+            try choice(value, "\(path).sameMoment", orders, order: SameMomentOrder.allCases.map(\.rawValue), what: "order")
+        }
+        if removeOn == addOn, sameMoment == nil {
+            throw NotifyBusError("added and removed at \(addOn.rawValue): say which comes first with \"sameMoment\": \"addFirst\" or \"removeFirst\"",
+                                 path: "\(path).removeOn")
+        }
+        if removeOn != addOn, sameMoment != nil {
+            throw NotifyBusError("sameMoment goes with removeOn equal to addOn", path: "\(path).sameMoment")
         }
         let sender = try fields["sender"].map { (value: Any) throws(NotifyBusError) -> String in try screenName(value, "\(path).sender") }
-        return ObserverSpec(message: message, addOn: addOn, removeOn: removeOn, sender: sender)
+        return ObserverSpec(message: message, addOn: addOn, removeOn: removeOn, sender: sender, sameMoment: sameMoment,
+                            style: try style(fields, path, required: false))
     }
 
     private func rootSpec(_ fields: [String: Any], _ path: String, allowTabs: Bool) throws(NotifyBusError) -> RootSpec {
@@ -155,7 +196,8 @@ private struct ScenarioParser {
     private func step(_ value: Any?, _ path: String) throws(NotifyBusError) -> Step {
         guard let fields = value as? [String: Any] else { throw NotifyBusError("expected an object with one step", path: path) }
         let stepKeys = ["push", "pop", "popToRoot", "present", "dismiss", "selectTab", "keyboard", "background",
-                        "foreground", "interrupt", "rotate", "action", "wait"]
+                        "foreground", "interrupt", "rotate", "action", "wait", "interactivePop", "interactiveDismiss",
+                        "addChild", "removeChild"] + Self.v2StepKeys
         let found = stepKeys.filter { fields[$0] != nil }
         guard found.count == 1 else {
             if found.isEmpty {
@@ -165,12 +207,15 @@ private struct ScenarioParser {
             throw NotifyBusError("one step per entry, found \(found.joined(separator: " and "))", path: path)
         }
         let key = found[0]
-        let extras: [String: Set<String>] = ["present": ["style", "duration"], "keyboard": ["height"], "action": ["from"]]
+        let extras: [String: Set<String>] = ["present": ["style", "duration"], "keyboard": ["height"], "action": ["from"],
+                                             "interactivePop": ["duration"], "interactiveDismiss": ["duration"], "addChild": ["to"]]
+            .merging(Self.v2StepExtras) { old, _ in old }
         for other in fields.keys where other != key && !(extras[key]?.contains(other) ?? false) {
             throw NotifyBusError("unknown key for a \(key) step", path: "\(path).\(other)")
         }
         let argument = fields[key]
         let here = "\(path).\(key)"
+        if let step = try v2Step(key, fields, path) { return step }
         switch key {
         case "push":
             return .push(try screenName(argument, here))
@@ -202,6 +247,16 @@ private struct ScenarioParser {
             return .action(name, from: try screenName(fields["from"], "\(path).from"))
         case "wait":
             return .wait(try seconds(argument, here))
+        case "interactivePop", "interactiveDismiss":
+            let outcomes = Dictionary(uniqueKeysWithValues: InteractiveOutcome.allCases.map { ($0.rawValue, $0) })
+            let outcome = try choice(argument, here, outcomes, order: InteractiveOutcome.allCases.map(\.rawValue), what: "outcome")
+            let duration = try fields["duration"].map { (value: Any) throws(NotifyBusError) -> Double in try seconds(value, "\(path).duration") } ?? 0
+            return key == "interactivePop" ? .interactivePop(outcome, duration: duration) : .interactiveDismiss(outcome, duration: duration)
+        case "addChild":
+            guard let parent = fields["to"] else { throw NotifyBusError("an addChild step needs to", path: "\(path).to") }
+            return .addChild(try screenName(argument, here), to: try screenName(parent, "\(path).to"))
+        case "removeChild":
+            return .removeChild(try screenName(argument, here))
         default:
             _ = try object(argument, here, keys: [], optional: [])
             switch key {
@@ -218,7 +273,7 @@ private struct ScenarioParser {
     // MARK: Values
 
     /// An object with exactly `keys` and any of `optional` (`nil`: any keys at all).
-    private func object(_ value: Any?, _ path: String, keys: Set<String>, optional: Set<String>?) throws(NotifyBusError) -> [String: Any] {
+    func object(_ value: Any?, _ path: String, keys: Set<String>, optional: Set<String>?) throws(NotifyBusError) -> [String: Any] {
         let location: String? = path.isEmpty ? nil : path
         guard let value else { throw NotifyBusError("missing", path: location) }
         guard let fields = value as? [String: Any] else { throw NotifyBusError("expected an object", path: location) }
@@ -235,19 +290,19 @@ private struct ScenarioParser {
         return fields
     }
 
-    private func array(_ value: Any?, _ path: String) throws(NotifyBusError) -> [Any] {
+    func array(_ value: Any?, _ path: String) throws(NotifyBusError) -> [Any] {
         guard let value else { throw NotifyBusError("missing", path: path) }
         guard let list = value as? [Any] else { throw NotifyBusError("expected a list", path: path) }
         return list
     }
 
-    private func string(_ value: Any?, _ path: String) throws(NotifyBusError) -> String {
+    func string(_ value: Any?, _ path: String) throws(NotifyBusError) -> String {
         guard let value else { throw NotifyBusError("missing", path: path) }
         guard let text = value as? String else { throw NotifyBusError("expected a string", path: path) }
         return text
     }
 
-    private func screenName(_ value: Any?, _ path: String) throws(NotifyBusError) -> String {
+    func screenName(_ value: Any?, _ path: String) throws(NotifyBusError) -> String {
         let name = try string(value, path)
         guard screenNames.contains(name) else {
             throw NotifyBusError("unknown screen '\(name)' (screens: \(screenNames.sorted().joined(separator: ", ")))", path: path)
@@ -255,7 +310,7 @@ private struct ScenarioParser {
         return name
     }
 
-    private func number(_ value: Any?, _ path: String) throws(NotifyBusError) -> Double {
+    func number(_ value: Any?, _ path: String) throws(NotifyBusError) -> Double {
         guard let value else { throw NotifyBusError("missing", path: path) }
         if Self.isBoolean(value) { throw NotifyBusError("expected a number", path: path) }
         switch value {
@@ -268,24 +323,24 @@ private struct ScenarioParser {
 
     /// JSON `true`/`false`: on Linux JSONSerialization gives an `NSNumber` for
     /// both numbers and booleans, and `0 is Bool` holds, so ask for its C type.
-    private static func isBoolean(_ value: Any) -> Bool {
+    static func isBoolean(_ value: Any) -> Bool {
         guard let number = value as? NSNumber else { return value is Bool }
         return String(cString: number.objCType) == "c"
     }
 
-    private func integer(_ value: Any?, _ path: String) throws(NotifyBusError) -> Int {
+    func integer(_ value: Any?, _ path: String) throws(NotifyBusError) -> Int {
         let value = try number(value, path)
         guard value.rounded() == value, abs(value) < 1e9 else { throw NotifyBusError("expected a whole number", path: path) }
         return Int(value)
     }
 
-    private func seconds(_ value: Any?, _ path: String) throws(NotifyBusError) -> Double {
+    func seconds(_ value: Any?, _ path: String) throws(NotifyBusError) -> Double {
         let value = try number(value, path)
         guard value >= 0, value.isFinite else { throw NotifyBusError("must not be negative", path: path) }
         return value
     }
 
-    private func choice<T>(_ value: Any?, _ path: String, _ options: [String: T], order: [String]? = nil,
+    func choice<T>(_ value: Any?, _ path: String, _ options: [String: T], order: [String]? = nil,
                            what: String) throws(NotifyBusError) -> T {
         let name = try string(value, path)
         guard let result = options[name] else {

@@ -1,3 +1,4 @@
+import AppModel
 import NotifyBus
 import Testing
 
@@ -36,7 +37,7 @@ import Testing
         #expect(h.app.interfaceOrientation == .landscapeRight)
         #expect(h.app.deviceOrientation == .landscapeLeft)
         #expect(h.take() == [
-            "B init", "B push onto Navigation(A)", "Application rotate forced interface landscapeRight for B",
+            "B init", "B push onto Navigation(A)", "Application forceOrientation interface landscapeRight for B",
             "post orientationDidChange", "B viewDidLoad", "A viewWillDisappear", "B viewWillAppear",
             "A viewDidDisappear", "B viewDidAppear",
         ])

@@ -1,3 +1,5 @@
+public import NotifyBus
+
 /// A scenario: an app's screens, the observers each adds and removes at which
 /// moment, its root, and a list of things that happen to it.
 ///
@@ -10,13 +12,20 @@ public struct Scenario: Sendable, Equatable {
     /// A screen that contains everything and tops the responder chain.
     public var main: String?
     public var steps: [Step]
+    /// Objects that are not screens, by name (format v2).
+    public var objects: [String: ObjectSpec]
+    /// App-defined notification names the scenario observes and posts (format v2).
+    public var messages: [String]
 
-    public init(name: String, screens: [String: ScreenSpec], root: RootSpec, main: String? = nil, steps: [Step]) {
+    public init(name: String, screens: [String: ScreenSpec], root: RootSpec, main: String? = nil, steps: [Step],
+                objects: [String: ObjectSpec] = [:], messages: [String] = []) {
         self.name = name
         self.screens = screens
         self.root = root
         self.main = main
         self.steps = steps
+        self.objects = objects
+        self.messages = messages
     }
 }
 
@@ -28,6 +37,10 @@ public struct ScreenSpec: Sendable, Equatable {
     public var retainedAfterPop = false
     public var handles: [String] = []
     public var plugins: [StockPlugin] = []
+    /// Screens embedded in this one as its view loads (containment), in order.
+    public var children: [String] = []
+    /// Removals not paired with an add, and dropped tokens (format v2).
+    public var removals: [RemovalSpec<ScreenMoment>] = []
 
     public init(observers: [ObserverSpec] = []) {
         self.observers = observers
@@ -42,13 +55,28 @@ public struct ObserverSpec: Sendable, Equatable {
     public var removeOn: ScreenMoment?
     /// Only posts from the live screen of this name.
     public var sender: String?
+    /// Which comes first when `addOn` and `removeOn` are the same moment; `nil` otherwise.
+    public var sameMoment: SameMomentOrder?
+    /// Kind, capture and token (format v2); `nil`: a version-1 observer.
+    public var style: ObserverStyle?
 
-    public init(message: String, addOn: ScreenMoment, removeOn: ScreenMoment?, sender: String? = nil) {
+    public init(message: String, addOn: ScreenMoment, removeOn: ScreenMoment?, sender: String? = nil,
+                sameMoment: SameMomentOrder? = nil, style: ObserverStyle? = nil) {
         self.message = message
         self.addOn = addOn
         self.removeOn = removeOn
         self.sender = sender
+        self.sameMoment = sameMoment
+        self.style = style
     }
+}
+
+/// The order of an observer's add and removal at one moment.
+public enum SameMomentOrder: String, Sendable, CaseIterable {
+    /// Added, then removed: code that cleans up at the end of the method that added.
+    case addFirst
+    /// Removed, then added: the defensive re-add that keeps one registration.
+    case removeFirst
 }
 
 /// The stock plugins a scenario screen can carry.
@@ -79,6 +107,18 @@ public enum Step: Sendable, Equatable {
     case rotate(DeviceOrientation)
     case action(String, from: String)
     case wait(Double)
+    /// The user swipes back; `duration` is the gesture's length.
+    case interactivePop(InteractiveOutcome, duration: Double)
+    /// The user swipes the top presentation down.
+    case interactiveDismiss(InteractiveOutcome, duration: Double)
+    /// A new instance of a screen embedded in the live screen `to`.
+    case addChild(String, to: String)
+    /// The live child screen of that name leaves its parent.
+    case removeChild(String)
+    /// A notification outside the typed catalog, posted with a JSON payload (format v2).
+    case post(String, payload: JSONValue)
+    /// A step about objects and their tokens (format v2).
+    case object(ObjectStep)
 
     /// The step's key in the file, which its error paths end with.
     public var key: String {
@@ -96,6 +136,12 @@ public enum Step: Sendable, Equatable {
         case .rotate: "rotate"
         case .action: "action"
         case .wait: "wait"
+        case .interactivePop: "interactivePop"
+        case .interactiveDismiss: "interactiveDismiss"
+        case .addChild: "addChild"
+        case .removeChild: "removeChild"
+        case .post: "post"
+        case .object(let step): step.key
         }
     }
 }

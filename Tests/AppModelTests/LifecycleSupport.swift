@@ -1,3 +1,4 @@
+import AppModel
 import NotifyBus
 
 /// A recorded app: a bus with a memory sink and a manual clock, and a readable log.
@@ -7,11 +8,15 @@ final class Harness {
     let bus: Bus
     let app: AppModel
     private var mark = 0
+    private var kept: [AnyObject] = []
 
     init() {
         bus = Bus(sink: sink, clock: clock.traceClock)
         app = AppModel(bus: bus, clock: clock)
     }
+
+    /// Keeps `object` alive as long as the harness.
+    func keep(_ object: AnyObject) { kept.append(object) }
 
     /// The events since the last call, as short lines: "Home viewWillAppear",
     /// "post keyboardWillShow", "deliver keyboardWillShow -> Login".

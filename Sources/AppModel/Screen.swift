@@ -1,3 +1,5 @@
+public import NotifyBus
+
 /// A moment in a screen's life that plugins and scenario observers hook on:
 /// its own callbacks (seed 001's order) and the activity messages delivered to it.
 public enum ScreenMoment: String, Sendable, CaseIterable, Codable {
@@ -12,9 +14,24 @@ public enum ScreenMoment: String, Sendable, CaseIterable, Codable {
     case didBecomeActive
     case didEnterBackground
     case willEnterForeground
+    /// The screen's view entered a window (`UIView.didMoveToWindow` with a window): after
+    /// `viewWillAppear` each time the view was out of a window. Not recorded in traces.
+    case didMoveToWindow
+    /// The first `viewDidLayoutSubviews`, after the view first entered a window and before
+    /// `viewDidAppear`. Not recorded in traces.
+    case viewDidLayoutSubviews
 
-    /// The lifecycle phase of a callback moment; `nil` for activity moments.
+    /// The lifecycle phase of a recorded callback moment; `nil` for activity and view-level moments.
     public var phase: LifecyclePhase? { LifecyclePhase(rawValue: rawValue) }
+
+    /// Whether the moment is an activity message delivered to the screen (by the
+    /// ``ActivityObserverPlugin``) rather than a callback of its own.
+    public var isActivity: Bool {
+        switch self {
+        case .willResignActive, .didBecomeActive, .didEnterBackground, .willEnterForeground: true
+        default: false
+        }
+    }
 }
 
 /// Adds behaviour to a screen without subclassing (seed 004's "Pluginable").
@@ -57,6 +74,18 @@ public final class Screen: TraceLabeled {
     public internal(set) var isViewLoaded = false
     /// Between `viewWillAppear` and `viewDidDisappear`.
     public internal(set) var isVisible = false
+    /// Whether the view is in a window: from the `didMoveToWindow` after `viewWillAppear`
+    /// to `viewDidDisappear`.
+    public internal(set) var isInWindow = false
+    /// Whether the view was laid out once (the first `viewDidLayoutSubviews`).
+    var hasLaidOut = false
+
+    /// The embedded child screens, in the order they were added (containment).
+    public internal(set) var children: [Screen] = []
+    /// The screen this one is embedded in.
+    public internal(set) weak var parent: Screen?
+    /// Children that join when this screen's view loads.
+    var childrenToEmbed: [Screen]
 
     public var traceLabel: String { name }
     /// Each scenario screen stands for a view controller class of its own,
@@ -65,13 +94,19 @@ public final class Screen: TraceLabeled {
 
     public init(name: String, supportedOrientations: InterfaceOrientationMask = .allButUpsideDown,
                 preferredOrientation: InterfaceOrientation = .portrait, handledActions: Set<String> = [],
-                retainedAfterPop: Bool = false, plugins: [any ScreenPlugin] = []) {
+                retainedAfterPop: Bool = false, plugins: [any ScreenPlugin] = [], children: [Screen] = []) {
         self.name = name
         self.supportedOrientations = supportedOrientations
         self.preferredOrientation = preferredOrientation
         self.handledActions = handledActions
         self.retainedAfterPop = retainedAfterPop
         self.plugins = plugins
+        self.childrenToEmbed = children
+    }
+
+    /// The screen and its embedded children, depth first, parents before children.
+    public var withDescendants: [Screen] {
+        [self] + children.flatMap(\.withDescendants)
     }
 
     /// Adds a plugin after the others.

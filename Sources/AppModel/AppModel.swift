@@ -1,3 +1,5 @@
+public import NotifyBus
+
 /// A headless model of a UIKit app that drives a ``Bus`` the way a real app does.
 ///
 /// It keeps the window hierarchy (an optional main screen, a root of screens,
@@ -35,8 +37,8 @@ public final class AppModel {
 
     let application = ApplicationObject()
     private var main: Screen?
-    private var root: Node?
-    private var presentations: [Presentation] = []
+    var root: Node?
+    var presentations: [Presentation] = []
     private var retained: [Screen] = []
     private var introduced: Set<ObjectIdentifier> = []
     private var registrations: [Registration] = []
@@ -191,13 +193,17 @@ public final class AppModel {
         guard tabs.tabs.indices.contains(index) else {
             throw NotifyBusError("no tab \(index): there are \(tabs.tabs.count)")
         }
-        guard presentations.isEmpty else { throw NotifyBusError("a presented screen covers the tabs; dismiss it first") }
         guard index != tabs.selected else { return }
         let old = tabs.tabs[tabs.selected].leaf
+        // Under a sheet the tabs stay in the window and switch with their callbacks; under a
+        // full-screen presentation they are out of the window, and the new tab appears when
+        // the presentation is dismissed.
+        let onScreen = visibleScreens.contains { $0 === old }
         tabs.selected = index
         let new = tabs.tabs[index].leaf
-        record(.selectTab, on: new, detail: "tab \(index)")
-        forceOrientation(for: new)
+        record(.selectTab, on: new, detail: "tab \(index)" + (presentations.isEmpty ? "" : " under a presentation"))
+        guard onScreen else { return }
+        if presentations.isEmpty { forceOrientation(for: new) }
         transition(disappearing: [old], appearing: [new])
     }
 
@@ -294,7 +300,7 @@ public final class AppModel {
 
     /// Forces a rotation when `screen` does not support the current interface
     /// orientation, and only then (seed 003).
-    private func forceOrientation(for screen: Screen) {
+    func forceOrientation(for screen: Screen) {
         let mask = screen.effectiveOrientations
         guard mask.misses(interfaceOrientation) else { return }
         let fallback: [InterfaceOrientation] = [.portrait, .landscapeRight, .landscapeLeft, .portraitUpsideDown]
@@ -302,7 +308,7 @@ public final class AppModel {
                 ? screen.preferredOrientation : fallback.first(where: mask.supports) else { return }
         interfaceOrientation = target
         deviceOrientation = target.deviceOrientation
-        record(.rotate, on: application, detail: "forced interface \(target) for \(screen.name)")
+        record(.forceOrientation, on: application, detail: "interface \(target) for \(screen.name)")
         // The app forces it (seed 000's UIDevice.setValue), so it is not a stimulus.
         bus.post(OrientationDidChange(device: deviceOrientation, interface: target), sender: nil, origin: .app)
     }
@@ -333,6 +339,8 @@ public final class AppModel {
     }
 
     private func responderChain(from screen: Screen) -> [AnyObject]? {
+        // A child's next responder is its view's superview, inside its parent's view.
+        if let parent = screen.parent { return responderChain(from: parent).map { [screen] + $0 } }
         var chain: [AnyObject] = []
         func tail() -> [AnyObject] { (main.map { [$0] } ?? []) + [application] }
         for (index, presentation) in presentations.enumerated().reversed()
@@ -389,10 +397,10 @@ public final class AppModel {
     public func screen(named name: String) -> Screen? {
         var all: [Screen] = (main.map { [$0] } ?? []) + (root?.screens ?? [])
         all += presentations.flatMap(\.navigation.screens)
-        return all.last { $0.name == name }
+        return all.flatMap(\.withDescendants).last { $0.name == name }
     }
 
-    private func currentNavigation() throws(NotifyBusError) -> NavigationController {
+    func currentNavigation() throws(NotifyBusError) -> NavigationController {
         if let top = presentations.last { return top.navigation }
         switch root {
         case .navigation(let navigation)?: return navigation
@@ -406,7 +414,7 @@ public final class AppModel {
 
     // MARK: Callbacks
 
-    private func record(_ phase: LifecyclePhase, on object: AnyObject, detail: String? = nil) {
+    func record(_ phase: LifecyclePhase, on object: AnyObject, detail: String? = nil) {
         bus.record(.lifecycle(owner: bus.ownerID(of: object), phase: phase, detail: detail))
     }
 
@@ -417,40 +425,73 @@ public final class AppModel {
         switch moment {
         case .viewDidLoad: screen.isViewLoaded = true
         case .viewWillAppear: screen.isVisible = true
-        case .viewDidDisappear: screen.isVisible = false
+        case .viewDidDisappear:
+            screen.isVisible = false
+            screen.isInWindow = false
+        case .didMoveToWindow: screen.isInWindow = true
+        case .viewDidLayoutSubviews: screen.hasLaidOut = true
         default: break
         }
         for plugin in screen.plugins { plugin.screen(screen, reached: moment, in: self) }
+        // The children a screen embeds in its viewDidLoad (containment).
+        if moment == .viewDidLoad { embedPendingChildren(of: screen) }
     }
 
-    private func introduce(_ screen: Screen) {
+    /// Calls an appearance callback on `screen`, then forwards it to its children, as
+    /// UIKit's automatic appearance forwarding does.
+    func forward(_ moment: ScreenMoment, to screen: Screen) {
+        deliver(moment, to: screen)
+        for child in screen.children { forward(moment, to: child) }
+    }
+
+    /// After `viewWillAppear`: the views that were out of a window enter it (parents
+    /// first), then each view laid out for the first time gets `viewDidLayoutSubviews`.
+    func enterWindow(_ screens: [Screen]) {
+        let all = screens.flatMap(\.withDescendants)
+        for screen in all where !screen.isInWindow { deliver(.didMoveToWindow, to: screen) }
+        for screen in all where !screen.hasLaidOut { deliver(.viewDidLayoutSubviews, to: screen) }
+    }
+
+    func introduce(_ screen: Screen) {
         guard introduced.insert(ObjectIdentifier(screen)).inserted else { return }
         deliver(.`init`, to: screen)
     }
 
     /// UIKit's appearance order: load what appears, will-disappear, will-appear,
     /// (the animation), did-disappear, did-appear.
-    private func transition(disappearing: [Screen], appearing: [Screen], duration: Double = 0) {
+    ///
+    /// Each callback is forwarded to the screen's children after the screen; a view that
+    /// enters the window gets `didMoveToWindow` (and its first layout) after every
+    /// `viewWillAppear`.
+    func transition(disappearing: [Screen], appearing: [Screen], duration: Double = 0) {
         for screen in appearing where !screen.isViewLoaded { deliver(.viewDidLoad, to: screen) }
-        for screen in disappearing { deliver(.viewWillDisappear, to: screen) }
-        for screen in appearing { deliver(.viewWillAppear, to: screen) }
+        for screen in disappearing { forward(.viewWillDisappear, to: screen) }
+        for screen in appearing { forward(.viewWillAppear, to: screen) }
+        enterWindow(appearing)
         if duration > 0 { clock.advance(bySeconds: duration) }
-        for screen in disappearing { deliver(.viewDidDisappear, to: screen) }
-        for screen in appearing { deliver(.viewDidAppear, to: screen) }
+        for screen in disappearing { forward(.viewDidDisappear, to: screen) }
+        for screen in appearing { forward(.viewDidAppear, to: screen) }
     }
 
     /// Screens leave the hierarchy for good: each is released unless retained.
-    private func leave(_ screens: [Screen]) {
+    ///
+    /// A screen's children leave with it; they are released after it, each unless retained.
+    func leave(_ screens: [Screen]) {
         for screen in screens {
-            record(.removedFromHierarchy, on: screen)
-            if screen.retainedAfterPop {
-                retained.append(screen)
-                continue
-            }
-            deliver(.`deinit`, to: screen)
-            record(.`deinit`, on: screen)
-            introduced.remove(ObjectIdentifier(screen))
+            for gone in screen.withDescendants { record(.removedFromHierarchy, on: gone) }
+            release(screen)
         }
+    }
+
+    private func release(_ screen: Screen) {
+        if screen.retainedAfterPop {
+            retained.append(screen)
+            return
+        }
+        deliver(.`deinit`, to: screen)
+        record(.`deinit`, on: screen)
+        introduced.remove(ObjectIdentifier(screen))
+        for child in screen.children { release(child) }
     }
 }
 

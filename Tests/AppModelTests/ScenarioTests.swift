@@ -1,4 +1,5 @@
 import Foundation
+import AppModel
 import NotifyBus
 import TestSupport
 import Testing
@@ -26,7 +27,7 @@ import Testing
         (#"{"name": "s""#, "invalid JSON"),
         (#"{"name": "s", "screens": {"Home": {"observers": []}}, "root": {"navigation": "Home"}}"#, "steps: missing"),
         (#"{"name": "s", "screens": {"Home": {"observers": []}}, "root": {"navigation": "Home"}, "steps": [], "colour": 1}"#,
-         "colour: unknown key (expected name, root, screens, steps)"),
+         "colour: unknown key (expected messages, name, objects, root, screens, steps)"),
         (#"{"name": "s", "screens": {"Home": {"observers": [], "colour": "red"}}, "root": {"navigation": "Home"}, "steps": []}"#,
          "screens.Home.colour: unknown key"),
         (#"{"name": "s", "screens": {"Home": {"observers": [{"message": "keyboardWilShow", "addOn": "init", "removeOn": "deinit"}]}}, "root": {"navigation": "Home"}, "steps": []}"#,

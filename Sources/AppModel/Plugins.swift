@@ -1,3 +1,5 @@
+public import NotifyBus
+
 /// Observes the four activity messages from `viewWillAppear` to
 /// `viewWillDisappear` and hands them to the screen as moments (seed 000's
 /// base controller).

@@ -1,4 +1,6 @@
+import AppModel
 import NotifyBus
+import TestSupport
 import Testing
 
 @Suite struct LifecycleOrderTests {

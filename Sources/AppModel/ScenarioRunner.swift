@@ -1,3 +1,5 @@
+public import NotifyBus
+
 /// Runs a ``Scenario`` through the lifecycle model on a bus.
 ///
 /// Each push or present makes a new ``Screen`` from the scenario's
@@ -15,8 +17,10 @@
 public final class ScenarioRunner {
     public let scenario: Scenario
     public let app: AppModel
-    private let file: String
+    let file: String
     private var pendingError: NotifyBusError?
+    /// Objects something outside the scenario keeps alive (format v2's `retained`).
+    var retainedObjects: [AnyObject] = []
 
     /// - Parameters:
     ///   - scenario: What to run.
@@ -55,6 +59,8 @@ public final class ScenarioRunner {
         do {
             try perform(step)
             try checkPending()
+            // Format v2: record what the step released before the next one.
+            if !scenario.objects.isEmpty { app.bus.sweepReleasedOwners() }
         } catch {
             throw error.path == nil ? error.at("steps[\(index)].\(step.key)") : error
         }
@@ -78,6 +84,16 @@ public final class ScenarioRunner {
             guard let screen = app.screen(named: from) else { throw NotifyBusError("\(from) is not in the hierarchy") }
             try app.sendAction(action, from: screen)
         case .wait(let seconds): try app.wait(seconds: seconds)
+        case .interactivePop(let outcome, let duration): try app.interactivePop(outcome, duration: duration)
+        case .interactiveDismiss(let outcome, let duration): try app.interactiveDismiss(outcome, duration: duration)
+        case .addChild(let name, let parentName):
+            guard let parent = app.screen(named: parentName) else { throw NotifyBusError("\(parentName) is not in the hierarchy") }
+            try app.addChild(makeScreen(name), to: parent)
+        case .removeChild(let name):
+            guard let child = app.screen(named: name) else { throw NotifyBusError("\(name) is not in the hierarchy") }
+            try app.removeChild(child)
+        case .post(let name, let payload): try post(name, payload: payload)
+        case .object(let step): try perform(step)
         }
     }
 
@@ -101,8 +117,9 @@ public final class ScenarioRunner {
         let spec = scenario.screens[name] ?? ScreenSpec()
         let screen = Screen(name: name, supportedOrientations: spec.supportedOrientations,
                             preferredOrientation: spec.preferredOrientation, handledActions: Set(spec.handles),
-                            retainedAfterPop: spec.retainedAfterPop)
-        let usesActivity = spec.observers.contains { $0.addOn.phase == nil || ($0.removeOn.map { $0.phase == nil } ?? false) }
+                            retainedAfterPop: spec.retainedAfterPop, children: spec.children.map(makeScreen))
+        let usesActivity = spec.observers.contains { $0.addOn.isActivity || ($0.removeOn?.isActivity ?? false) }
+            || v2UsesActivity(name)
         var plugins = spec.plugins
         if usesActivity && !plugins.contains(.activityObserver) { plugins.insert(.activityObserver, at: 0) }
         for plugin in plugins {
@@ -112,14 +129,15 @@ public final class ScenarioRunner {
             case .orientationLock: screen.add(OrientationLockPlugin())
             }
         }
-        if !spec.observers.isEmpty {
+        addV2Plugin(to: screen, name: name)
+        if !spec.observers.isEmpty && !usesV2(name) {
             screen.add(ScenarioObserversPlugin(observers: spec.observers, path: "\(file): screens.\(name).observers",
                                                runner: self))
         }
         return screen
     }
 
-    fileprivate func fail(_ error: NotifyBusError) {
+    func fail(_ error: NotifyBusError) {
         if pendingError == nil { pendingError = error }
     }
 }
@@ -138,8 +156,14 @@ private final class ScenarioObserversPlugin: ScreenPlugin {
 
     func screen(_ screen: Screen, reached moment: ScreenMoment, in app: AppModel) {
         for (index, observer) in observers.enumerated() {
-            if observer.removeOn == moment {
+            let removes = observer.removeOn == moment
+            if removes && observer.sameMoment != .addFirst {
                 app.removeObservers(named: observer.message, of: screen, file: "\(path)[\(index)]", line: 0)
+            }
+            defer {
+                if removes && observer.sameMoment == .addFirst {
+                    app.removeObservers(named: observer.message, of: screen, file: "\(path)[\(index)]", line: 0)
+                }
             }
             if observer.addOn == moment {
                 var sender: Screen?

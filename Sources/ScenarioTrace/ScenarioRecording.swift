@@ -1,5 +1,7 @@
 public import Foundation
+import AppModel
 import NotifyBus
+import TraceStore
 
 /// Records a scenario file into a trace.
 ///
@@ -60,10 +62,5 @@ public enum ScenarioRecording {
                        events: recorder.counts.recorded + 2)
     }
 
-    /// Removes a trace file and its SQLite side files.
-    static func removeTrace(at path: String) {
-        for suffix in ["", "-wal", "-shm", "-journal"] {
-            try? FileManager.default.removeItem(atPath: path + suffix)
-        }
-    }
+    static func removeTrace(at path: String) { TraceFiles.remove(at: path) }
 }

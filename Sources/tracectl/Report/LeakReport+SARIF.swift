@@ -1,0 +1,102 @@
+import ArgumentParser
+import Foundation
+import TraceStore
+
+/// SARIF 2.1.0, the format code-review tools (GitHub code scanning, VS Code's SARIF viewer) read.
+extension LeakReport {
+    static let sarifSchema = "https://json.schemastore.org/sarif-2.1.0.json"
+
+    /// The report as a SARIF log: one run, every rule described, one result per finding at its call site.
+    ///
+    /// Swift call sites (`#fileID:#line`) become a file and a line relative to `%SRCROOT%`; scenario call
+    /// sites become the scenario file with the observer's JSON path as a logical location.
+    var sarif: JSON {
+        let rules = LeakRule.allCases
+        let index = Dictionary(uniqueKeysWithValues: rules.enumerated().map { ($1, $0) })
+        let groupOf = Dictionary(groups.flatMap { group in group.findings.map { ($0, group.id) } },
+                                 uniquingKeysWith: { first, _ in first })
+        let results: [JSON] = groups.flatMap(\.findings).map { finding in
+            var fields: [(String, JSON)] = [
+                ("ruleId", .string(finding.rule.rawValue)),
+                ("ruleIndex", .int(Int64(index[finding.rule] ?? 0))),
+                ("level", .string(finding.rule.severity.rawValue)),
+                ("message", .object([("text", .string(sarifMessage(finding)))])),
+                ("locations", .array(sarifLocations(finding.callSite))),
+                ("partialFingerprints", .object([("notifybusFingerprint/v1", .string(finding.fingerprint))])),
+            ]
+            if !baseline.isEmpty {
+                fields.append(("baselineState", .string(baseline.contains(finding.fingerprint) ? "unchanged" : "new")))
+            }
+            var properties: [(String, JSON)] = [("group", .from(groupOf[finding])), ("seq", .from(finding.seq))]
+            if let owner = finding.owner { properties.append(("owner", .string(owner))) }
+            if let ownerType = finding.ownerType { properties.append(("ownerType", .string(ownerType))) }
+            if let message = finding.message { properties.append(("notification", .string(message))) }
+            fields.append(("properties", .object(properties)))
+            return .object(fields)
+        }
+        let driver: JSON = .object([
+            ("name", .string("tracectl")),
+            ("version", .string(TraceCtl.configuration.version)),
+            ("rules", .array(rules.map { rule in
+                .object([
+                    ("id", .string(rule.rawValue)),
+                    ("name", .string(rule.sarifName)),
+                    ("shortDescription", .object([("text", .string(rule.title))])),
+                    ("fullDescription", .object([("text", .string(rule.help))])),
+                    ("help", .object([("text", .string(rule.help))])),
+                    ("defaultConfiguration", .object([("level", .string(rule.severity.rawValue))])),
+                    ("properties", .object([("tags", .array([.string("notifications"), .string("leak")]))])),
+                ])
+            })),
+        ])
+        return .object([
+            ("$schema", .string(Self.sarifSchema)),
+            ("version", .string("2.1.0")),
+            ("runs", .array([.object([
+                ("tool", .object([("driver", driver)])),
+                ("results", .array(results)),
+                ("properties", .object([
+                    ("trace", .string(trace)), ("session", .int(session.id)), ("scenario", .string(session.name)),
+                ])),
+            ])])),
+        ])
+    }
+
+    /// A file name as a relative URI reference: spaces and other reserved characters percent-encoded.
+    static func uri(_ file: String) -> String {
+        file.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? file
+    }
+
+    private func sarifMessage(_ finding: LeakFinding) -> String {
+        let owner = finding.owner.map { " of \($0)" + (finding.ownerType.map { " (\($0))" } ?? "") } ?? ""
+        return "\(finding.rule.title): \(finding.message ?? "every message") observer\(owner); \(describe(finding))."
+    }
+
+    private func sarifLocations(_ callSite: String) -> [JSON] {
+        switch CallSiteLocation(callSite) {
+        case .source(let file, let line):
+            return [.object([("physicalLocation", .object([
+                ("artifactLocation", .object([("uri", .string(Self.uri(file))), ("uriBaseId", .string("%SRCROOT%"))])),
+                ("region", .object([("startLine", .int(Int64(line)))])),
+            ]))])]
+        case .scenario(let file, let path):
+            return [.object([
+                ("physicalLocation", .object([
+                    ("artifactLocation", .object([("uri", .string(Self.uri(file))), ("uriBaseId", .string("%SRCROOT%"))])),
+                ])),
+                ("logicalLocations", .array([.object([
+                    ("fullyQualifiedName", .string(path)), ("kind", .string("element")),
+                ])])),
+            ])]
+        case .unknown:
+            return []
+        }
+    }
+}
+
+extension LeakRule {
+    /// The rule's id in UpperCamelCase, SARIF's `name`: `ObserverOutlivesOwner`.
+    var sarifName: String {
+        rawValue.split(separator: "-").map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
+    }
+}
