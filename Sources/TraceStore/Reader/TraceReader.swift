@@ -24,6 +24,8 @@ public final class TraceReader {
     /// a killed recorder's file has none until `tracectl finish`.
     public let hasIndexes: Bool
     private var strings: [Int64: String] = [:]
+    /// `notifybus_walk(...)` on this reader's connection.
+    package let walk = RowWalk()
 
     /// Opens and validates a trace.
     ///
@@ -45,7 +47,19 @@ public final class TraceReader {
               AND name IN ('events_by_kind', 'events_by_observer', 'events_by_post', 'events_by_owner')
             """) == 4
         try loadStrings()
+        try walk.register(on: db)
     }
+
+    /// The id of an interned string, if the trace holds it.
+    package func stringID(_ value: String) -> Int64? {
+        if stringIDs == nil {
+            var ids: [String: Int64] = [:]
+            for (id, text) in strings { ids[text] = id }
+            stringIDs = ids
+        }
+        return stringIDs?[value]
+    }
+    private var stringIDs: [String: Int64]?
 
     private func loadStrings() throws(TraceStoreError) {
         do {
