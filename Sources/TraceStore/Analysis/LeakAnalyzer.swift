@@ -56,6 +56,9 @@ public struct LeakAnalyzer {
     public static var onScreenMessages: Set<String> { defaultOffscreenMessages }
 
     private let configuration: Configuration
+    /// Answers of ``offscreenMessage(_:)``; a class so that the check needs no `mutating`.
+    private final class OffscreenCache { var known: [UInt64: Bool] = [:] }
+    private let offscreenCache = OffscreenCache()
     fileprivate(set) var state = TraceState()
     private var findings: [LeakFinding] = []
     /// Open findings that gather deliveries, by rule and observer.
@@ -115,6 +118,15 @@ public struct LeakAnalyzer {
         return box.analyzer.finish()
     }
 
+    /// Whether deliveries of `message` to a covered screen are findings, answered once per
+    /// observer: hashing the name on every delivery would cost more than the rest of the check.
+    private func offscreenMessage(_ message: String, of observer: UInt64) -> Bool {
+        if let known = offscreenCache.known[observer] { return known }
+        let answer = configuration.offscreenMessages.contains(message)
+        offscreenCache.known[observer] = answer
+        return answer
+    }
+
     private final class Box {
         var analyzer: LeakAnalyzer
         init(_ analyzer: LeakAnalyzer) { self.analyzer = analyzer }
@@ -128,7 +140,7 @@ public struct LeakAnalyzer {
         }
         if owner.goneAt != nil { return true }
         guard let message = observer.message else { return true }   // the post decides: let the fold see it
-        guard configuration.offscreenMessages.contains(message) else { return false }
+        guard offscreenMessage(message, of: id) else { return false }
         guard let screen = state.screen(of: ownerID) else { return false }
         return screen.inHierarchy && !screen.visible
     }

@@ -40,15 +40,24 @@ public struct TraceStats: Sendable {
     }
 
     /// The fold of a session's statistics.
+    ///
+    /// Per delivery, one count by observer: a typed observer only ever receives its own
+    /// message, so deliveries per message are summed over observers after the pass; only
+    /// deliveries to observers of every message look their post up. A post is unheard when
+    /// no delivery names it; deliveries follow their post, so only posts not heard by the
+    /// time the next one comes are remembered.
     private final class Fold {
         var kindCounts = [Int](repeating: 0, count: EventKind.allCases.count)
-        struct PerMessage { var posts = 0, deliveries = 0, skips = 0 }
-        var perMessage: [Int64: PerMessage] = [:]
-        var deliveries: [UInt64: Int] = [:]
-        // Posts nobody has heard yet, and a two-generation window of recent posts.
-        var unheardSoFar: [UInt64: Int64] = [:]
+        var posts: [Int64: Int] = [:]
+        var deliveries: [UInt64: Int] = [:], skips: [UInt64: Int] = [:]
+        /// Observers of every message (told by the caller as they are added), and their deliveries by message.
+        var wildcards = Set<UInt64>()
+        var wildcardCounts: [Int64: (deliveries: Int, skips: Int)] = [:]
+        var lastPost: UInt64?, lastMessage: Int64 = 0, lastHeard = true
+        var unheard: [UInt64: Int64] = [:]
+        /// A two-generation window of recent posts' messages, kept only while observers of every message exist.
         var recent: [UInt64: Int64] = [:], older: [UInt64: Int64] = [:]
-        /// Deliveries and skips of posts out of the window, looked up after the pass.
+        /// Deliveries and skips of wildcard observers to posts out of the window, looked up after the pass.
         var late: [UInt64: (deliveries: Int, skips: Int)] = [:]
         static let window = 65_536
         let posted = Int64(EventKind.posted.rawValue), delivered = Int64(EventKind.delivered.rawValue)
@@ -60,28 +69,41 @@ public struct TraceStats: Sendable {
             let kind = row.int64(0)
             if kind >= 0 && kind < Int64(kindCounts.count) { kindCounts[Int(kind)] += 1 }
             switch kind {
+            case delivered, skipped:
+                guard let observer = row.id(2) else { return false }
+                if kind == delivered { deliveries[observer, default: 0] += 1 } else { skips[observer, default: 0] += 1 }
+                guard let post = row.id(3) else { return false }
+                if post == lastPost { lastHeard = true } else if !unheard.isEmpty { unheard[post] = nil }
+                if !wildcards.isEmpty && wildcards.contains(observer) {
+                    if let message = post == lastPost ? lastMessage : recent[post] ?? older[post] {
+                        if kind == delivered { wildcardCounts[message, default: (0, 0)].deliveries += 1 }
+                        else { wildcardCounts[message, default: (0, 0)].skips += 1 }
+                    } else if kind == delivered {
+                        late[post, default: (0, 0)].deliveries += 1
+                    } else {
+                        late[post, default: (0, 0)].skips += 1
+                    }
+                }
             case posted:
                 guard let post = row.id(3), let message = row.optional(1) else { return false }
-                perMessage[message, default: PerMessage()].posts += 1
-                unheardSoFar[post] = message
-                if recent.count >= Self.window { (older, recent) = (recent, [:]) }
-                recent[post] = message
-            case delivered, skipped:
-                if kind == delivered, let observer = row.id(2) { deliveries[observer, default: 0] += 1 }
-                guard let post = row.id(3) else { return false }
-                guard let message = recent[post] ?? older[post] ?? unheardSoFar[post] else {
-                    if kind == delivered { late[post, default: (0, 0)].deliveries += 1 } else { late[post, default: (0, 0)].skips += 1 }
-                    return false
+                posts[message, default: 0] += 1
+                if let previous = lastPost, !lastHeard { unheard[previous] = lastMessage }
+                (lastPost, lastMessage, lastHeard) = (post, message, false)
+                if !wildcards.isEmpty {
+                    if recent.count >= Self.window { (older, recent) = (recent, [:]) }
+                    recent[post] = message
                 }
-                unheardSoFar[post] = nil
-                if kind == delivered { perMessage[message, default: PerMessage()].deliveries += 1 }
-                else { perMessage[message, default: PerMessage()].skips += 1 }
             case added, registered:
                 return true
             default:
                 break
             }
             return false
+        }
+
+        /// Closes the pass: the last post counts as unheard if nothing heard it.
+        func finish() {
+            if let lastPost, !lastHeard { unheard[lastPost] = lastMessage }
         }
     }
 
@@ -104,29 +126,47 @@ public struct TraceStats: Sendable {
                 let id = statement.optionalInt64(2).map { UInt64(bitPattern: $0) }
                 if statement.int64(0) == Int64(EventKind.observerAdded.rawValue) {
                     guard let observer = statement.optionalInt64(3).map({ UInt64(bitPattern: $0) }) else { return }
-                    observers[observer] = Observed(message: statement.optionalInt64(1), owner: id, callSite: statement.optionalInt64(5))
+                    let message = statement.optionalInt64(1)
+                    observers[observer] = Observed(message: message, owner: id, callSite: statement.optionalInt64(5))
+                    if message == nil { fold.wildcards.insert(observer) }
                 } else if let owner = id, let label = statement.optionalInt64(4) {
                     ownerLabels[owner] = label
                 }
             }
+            fold.finish()
             if !fold.late.isEmpty {
                 let lookup = try reader.db.prepare(postLookupSQL(indexed: reader.hasIndexes))
                 for (post, counts) in fold.late {
                     try lookup.bind([.integer(session), .integer(Int64(bitPattern: post))])
                     guard try lookup.step(), let message = lookup.optionalInt64(0) else { continue }
-                    fold.unheardSoFar[post] = nil
-                    fold.perMessage[message, default: Fold.PerMessage()].deliveries += counts.deliveries
-                    fold.perMessage[message, default: Fold.PerMessage()].skips += counts.skips
+                    fold.wildcardCounts[message, default: (0, 0)].deliveries += counts.deliveries
+                    fold.wildcardCounts[message, default: (0, 0)].skips += counts.skips
                 }
             }
         } catch let error as TraceStoreError {
             throw TraceReader.damaged(reader.path, error)
         }
+        // Deliveries per message: each typed observer's count under its message, then the wildcards'.
+        struct PerMessage { var posts = 0, deliveries = 0, skips = 0 }
+        var perMessage: [Int64: PerMessage] = [:]
+        for (message, count) in fold.posts { perMessage[message, default: PerMessage()].posts = count }
+        for (observer, count) in fold.deliveries where !fold.wildcards.contains(observer) {
+            guard let message = observers[observer]?.message else { continue }
+            perMessage[message, default: PerMessage()].deliveries += count
+        }
+        for (observer, count) in fold.skips where !fold.wildcards.contains(observer) {
+            guard let message = observers[observer]?.message else { continue }
+            perMessage[message, default: PerMessage()].skips += count
+        }
+        for (message, counts) in fold.wildcardCounts {
+            perMessage[message, default: PerMessage()].deliveries += counts.deliveries
+            perMessage[message, default: PerMessage()].skips += counts.skips
+        }
         func text(_ id: Int64?) -> String? { id.flatMap { reader.string($0) } }
         let kinds = EventKind.allCases.compactMap { kind in
             fold.kindCounts[kind.rawValue] > 0 ? (kind, fold.kindCounts[kind.rawValue]) : nil
         }
-        let messages = fold.perMessage.map { id, counts in
+        let messages = perMessage.map { id, counts in
             MessageCount(message: text(id) ?? "?", posts: counts.posts, deliveries: counts.deliveries, skips: counts.skips)
         }
         let topObservers = fold.deliveries
@@ -139,7 +179,7 @@ public struct TraceStats: Sendable {
                                      deliveries: count)
             }
         var unheard: [String: Int] = [:]
-        for message in fold.unheardSoFar.values { unheard[text(message) ?? "?", default: 0] += 1 }
+        for message in fold.unheard.values { unheard[text(message) ?? "?", default: 0] += 1 }
         return TraceStats(
             kinds: kinds,
             messages: messages.sorted { ($0.posts, $1.message) > ($1.posts, $0.message) },
