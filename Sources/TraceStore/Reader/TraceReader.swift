@@ -23,7 +23,9 @@ public final class TraceReader {
     /// Whether the file has the secondary indexes a closed (or finished) session builds;
     /// a killed recorder's file has none until `tracectl finish`.
     public let hasIndexes: Bool
-    private var strings: [Int64: String] = [:]
+    private(set) var strings: [Int64: String] = [:]
+    /// `notifybus_walk(...)` on this reader's connection.
+    package let walk = RowWalk()
 
     /// Opens and validates a trace.
     ///
@@ -47,7 +49,19 @@ public final class TraceReader {
               AND name IN ('events_by_kind', 'events_by_observer', 'events_by_post', 'events_by_owner')
             """) == 4
         try loadStrings()
+        try walk.register(on: db)
     }
+
+    /// The id of an interned string, if the trace holds it.
+    package func stringID(_ value: String) -> Int64? {
+        if stringIDs == nil {
+            var ids: [String: Int64] = [:]
+            for (id, text) in strings { ids[text] = id }
+            stringIDs = ids
+        }
+        return stringIDs?[value]
+    }
+    private var stringIDs: [String: Int64]?
 
     private func loadStrings() throws(TraceStoreError) {
         do {
@@ -188,9 +202,23 @@ public final class TraceReader {
         return ""
     }
 
+    /// The last event at or before a point: a primary-key search.
+    package static let lastEventAtSQL = "SELECT seq FROM events WHERE session = ?1 AND seq <= ?2 ORDER BY seq DESC LIMIT 1"
+
+    /// The query of ``state(session:at:)``: one walk of the primary key up to `seq` that
+    /// returns only the events that change the state (registrations, removals, lifecycle,
+    /// application-state posts, skips), leaving deliveries and other posts inside SQLite.
+    package func stateQuery(session: Int64, at seq: UInt64?) -> (sql: String, values: [SQLValue]) {
+        let advanceOnly = (TraceState.kindsThatOnlyAdvance + [.posted]).map { String($0.rawValue) }.joined(separator: ", ")
+        let messages = TraceState.applicationStateMessages.compactMap(stringID).map(String.init).joined(separator: ", ")
+        let kept = "(e.kind NOT IN (\(advanceOnly)) OR (e.kind = \(EventKind.posted.rawValue) AND e.message IN (\(messages))))"
+        return eventQuery(session: session, filter: EventFilter(until: seq), payloads: false, condition: kept)
+    }
+
     /// The SQL and parameters of ``events(session:filter:payloads:)``: one range scan of the
     /// primary key (or a search of an index for an observer or owner filter), no correlated subquery.
-    package func eventQuery(session: Int64, filter: EventFilter, payloads: Bool) -> (sql: String, values: [SQLValue]) {
+    package func eventQuery(session: Int64, filter: EventFilter, payloads: Bool,
+                            condition: String? = nil) -> (sql: String, values: [SQLValue]) {
         var sql = """
             SELECT e.seq, e.time_ns, e.kind, e.message, e.owner, e.observer, e.post, e.parent, e.sender, e.detail,
                    e.note, e.callsite, \(payloads ? "p.json" : "NULL"), \(schemaVersion >= 2 ? "e.handler" : "NULL")
@@ -218,6 +246,7 @@ public final class TraceReader {
         if let observer = filter.observer { sql += " AND e.observer = \(parameter(.integer(Int64(bitPattern: observer))))" }
         if let since = filter.since { sql += " AND e.seq >= \(parameter(.integer(Int64(clamping: since))))" }
         if let until = filter.until { sql += " AND e.seq <= \(parameter(.integer(Int64(clamping: until))))" }
+        if let condition { sql += " AND " + condition }
         sql += " ORDER BY e.seq"
         if let limit = filter.limit { sql += " LIMIT \(parameter(.integer(Int64(clamping: limit))))" }
         return (sql, values)
@@ -234,8 +263,15 @@ public final class TraceReader {
     /// The state at `seq` (inclusive), rebuilt by folding the log from the start.
     public func state(session: Int64, at seq: UInt64? = nil) throws -> TraceState {
         var state = TraceState()
-        let cursor = try events(session: session, filter: EventFilter(until: seq), payloads: false)
+        let (sql, values) = stateQuery(session: session, at: seq)
+        let statement = try db.prepare(sql)
+        try statement.bind(values)
+        let cursor = EventCursor(statement: statement, session: session, strings: strings, path: path)
         while let event = try cursor.next() { state.apply(event) }
+        // The events left out changed nothing but the position.
+        let last = try db.prepare(Self.lastEventAtSQL)
+        try last.bind([.integer(session), .integer(Int64(clamping: seq ?? UInt64(Int64.max)))])
+        if try last.step() { state.advance(to: UInt64(bitPattern: last.int64(0))) }
         return state
     }
 
