@@ -283,8 +283,10 @@ struct ScenarioParser {
         case "keyboard":
             let action = try choice(argument, here, ["show": true, "hide": false], what: "keyboard action")
             if action {
-                let height = try fields["height"].map { (value: Any) throws(NotifyBusError) -> Double in try seconds(value, "\(path).height") } ?? 336
-                guard height > 0 else { throw NotifyBusError("must be positive", path: "\(path).height") }
+                let height = try fields["height"].map { (value: Any) throws(NotifyBusError) -> Double in try number(value, "\(path).height") } ?? 336
+                guard height.isFinite, height > 0, height <= Self.largestCoordinate else {
+                    throw NotifyBusError("must be a positive number of points up to \(Int(Self.largestCoordinate))", path: "\(path).height")
+                }
                 return .showKeyboard(height: height)
             }
             if fields["height"] != nil { throw NotifyBusError("height goes with show", path: "\(path).height") }
@@ -402,11 +404,14 @@ struct ScenarioParser {
         return Int(value)
     }
 
-    /// A finite, non-negative number (seconds, or points for a keyboard height).
+    /// A number of seconds one operation takes: finite, from 0 to ``AppModel/longestInterval``.
     func seconds(_ value: Any?, _ path: String) throws(NotifyBusError) -> Double {
         let value = try number(value, path)
         guard value.isFinite else { throw NotifyBusError("must be a finite number", path: path) }
         guard value >= 0 else { throw NotifyBusError("must not be negative", path: path) }
+        guard value <= AppModel.longestInterval else {
+            throw NotifyBusError("must be at most \(Int(AppModel.longestInterval)) seconds", path: path)
+        }
         return value
     }
 

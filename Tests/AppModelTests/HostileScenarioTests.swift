@@ -37,11 +37,13 @@ import Testing
     }
 
     @Test func waitsThatAddUpBeyondTheClockAreRefusedAtTheStepThatOverflows() throws {
-        let limit = Scenario.maximumDuration
-        let steps = "[" + Array(repeating: #"{"wait": \#(limit / 2)}"#, count: 3).joined(separator: ",") + "]"
-        let error = try #require(parseError(steps))
-        #expect(error.path == "steps[2].wait", "\(error)")
-        #expect(parseError("[" + Array(repeating: #"{"wait": \#(limit / 2)}"#, count: 2).joined(separator: ",") + "]") == nil)
+        // Each wait is the longest one step may take; together they pass the limit at one step.
+        let step = AppModel.longestInterval
+        let fitting = Int(Scenario.maximumDuration / step)
+        let waits = { (count: Int) in "[" + Array(repeating: #"{"wait": \#(step)}"#, count: count).joined(separator: ",") + "]" }
+        let error = try #require(parseError(waits(fitting + 1)))
+        #expect(error.path == "steps[\(fitting)].wait", "\(error)")
+        #expect(parseError(waits(fitting)) == nil)
     }
 
     @Test func theClockSaturatesInsteadOfTrapping() {

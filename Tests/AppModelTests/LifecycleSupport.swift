@@ -22,8 +22,6 @@ final class Harness {
     let app: AppModel
     private var mark = 0
     private var kept: [AnyObject] = []
-    /// Something to keep alive as long as the harness (a scenario runner and its app).
-    var keepAlive: AnyObject?
 
     init() {
         bus = Bus(sink: sink, clock: clock.traceClock)
