@@ -11,7 +11,7 @@ import Testing
 
     @Test func everyRuleHasTheSeverityTheReportDocuments() {
         let errors: Set<LeakRule> = [.observerOutlivesOwner, .deliveryAfterOwnerGone, .blockRetainsOwner, .unownedCaptureAfterRelease]
-        let warnings: Set<LeakRule> = [.deliveryWhileOffscreen, .duplicateRegistration, .removalMissesObserver]
+        let warnings: Set<LeakRule> = [.deliveryWhileOffscreen, .duplicateRegistration, .removalMissesObserver, .tokenReleasedUnheard]
         for rule in LeakRule.allCases {
             let expected: LeakSeverity = errors.contains(rule) ? .error : warnings.contains(rule) ? .warning : .note
             #expect(rule.severity == expected, "\(rule)")

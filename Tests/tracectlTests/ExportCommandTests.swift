@@ -95,5 +95,6 @@ import Testing
         #expect(try tracectl("export", trace, "--format", "svg").status == 64)
         #expect(try tracectl("export", trace).status == 64)
         #expect(try tracectl("export", dir.file("none.trace"), "--format", "chrome-trace").status == 66)
+        #expect(try tracectl("export", trace, "--format", "chrome-trace", "-o", dir.file("no/dir/x.json")).status == 73)
     }
 }

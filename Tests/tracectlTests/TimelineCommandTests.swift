@@ -92,6 +92,9 @@ private final class Labeled: TraceLabeled, Sendable {
         #expect(try tracectl("timeline", trace).status == 0)
         #expect(FileManager.default.fileExists(atPath: dir.file("demo.html")))
         #expect(try tracectl("timeline", dir.file("missing.trace")).status == 66)
+        let unwritable = try tracectl("timeline", trace, "-o", dir.file("no/such/dir/t.html"))
+        #expect(unwritable.status == 73)
+        #expect(unwritable.stderr.split(separator: "\n").count == 1)
     }
 
     @Test func attachedObjectsAreNestedUnderTheirHost() throws {
