@@ -56,7 +56,7 @@ extension TraceCtl {
                 try text.write(toFile: output, atomically: true, encoding: .utf8)
             } catch {
                 diagnose("\(output): cannot write the export (\(error.localizedDescription))")
-                throw ExitCode.failure
+                throw Exit.cannotCreate
             }
         }
     }

@@ -42,7 +42,7 @@ extension TraceCtl {
                 try page.write(toFile: path, atomically: true, encoding: .utf8)
             } catch {
                 diagnose("\(path): cannot write the timeline (\(error.localizedDescription))")
-                throw ExitCode.failure
+                throw Exit.cannotCreate
             }
             let findings = timeline.groups.reduce(0) { $0 + $1.findings.count }
             print("wrote \(path): \(timeline.lanes.count) owners, \(timeline.observers.count) observers, "
