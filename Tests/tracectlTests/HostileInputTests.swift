@@ -48,6 +48,16 @@ import Testing
         expectOneLine(run, containing: "cannot write the baseline")
     }
 
+    @Test(arguments: ["export", "timeline"])
+    func anExportThatCannotBeWrittenIsAnOutputFailure(command: String) throws {
+        let dir = try Scratch()
+        let trace = try demoTrace(dir)
+        let format = command == "export" ? ["--format", "chrome-trace"] : []
+        let run = try tracectl([command, trace, "-o", dir.file("no/such/dir/out")] + format)
+        #expect(run.status == 73, "\(run.stderr)")
+        expectOneLine(run, containing: "no/such/dir/out: cannot write")
+    }
+
     @Test func aTraceThatCannotBeCreatedIsAnOutputFailure() throws {
         let dir = try Scratch()
         let run = try tracectl("record", example("seed000-keyboard-leak"), "-o", dir.file("no/such/dir/out.trace"))
