@@ -9,7 +9,8 @@ extension LeakReport {
     /// The report as a SARIF log: one run, every rule described, one result per finding at its call site.
     ///
     /// Swift call sites (`#fileID:#line`) become a file and a line relative to `%SRCROOT%`; scenario call
-    /// sites become the scenario file with the observer's JSON path as a logical location.
+    /// sites become the scenario file, the line that declares the observer (found in the scenario text the
+    /// session recorded) and the observer's JSON path as a logical location.
     var sarif: JSON {
         let rules = LeakRule.allCases
         let index = Dictionary(uniqueKeysWithValues: rules.enumerated().map { ($1, $0) })
