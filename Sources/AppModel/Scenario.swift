@@ -6,6 +6,14 @@ public import NotifyBus
 /// The JSON format is documented in `SCENARIOS.md`; ``parse(_:)`` reads it
 /// strictly: unknown keys and names are errors that name their path.
 public struct Scenario: Sendable, Equatable {
+    /// The most time, in seconds, a scenario's waits and transitions may add up to: the
+    /// model's clock limit, 100 years (``AppModel/clockLimit``).
+    ///
+    /// The recorded clock counts nanoseconds in a `UInt64`, which holds about 584 years; this bound
+    /// keeps a scenario far inside it, so that waits adding up too far are an error naming the
+    /// step's path when the file is read, not a trap or a half-recorded run.
+    public static let maximumDuration = Double(AppModel.clockLimit / 1_000_000_000)
+
     public var name: String
     public var screens: [String: ScreenSpec]
     public var root: RootSpec
@@ -43,12 +51,12 @@ public struct ScreenSpec: Sendable, Equatable {
     public var plugins: [StockPlugin] = []
     /// Screens embedded in this one as its view loads (containment), in order.
     public var children: [String] = []
+    /// Removals not paired with an add, and dropped tokens (format v2).
+    public var removals: [RemovalSpec<ScreenMoment>] = []
     /// The subviews that take touches, back to front.
     public var subviews: [Subview] = []
     /// The view lets touches through where no subview takes them (seed 000).
     public var passesTouchesThrough = false
-    /// Removals not paired with an add, and dropped tokens (format v2).
-    public var removals: [RemovalSpec<ScreenMoment>] = []
 
     public init(observers: [ObserverSpec] = []) {
         self.observers = observers
@@ -150,9 +158,9 @@ public enum Step: Sendable, Equatable {
         case .interactiveDismiss: "interactiveDismiss"
         case .addChild: "addChild"
         case .removeChild: "removeChild"
-        case .tap: "tap"
         case .post: "post"
         case .object(let step): step.key
+        case .tap: "tap"
         }
     }
 }

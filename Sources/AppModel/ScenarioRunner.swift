@@ -19,8 +19,8 @@ public final class ScenarioRunner {
     public let app: AppModel
     let file: String
     private var pendingError: NotifyBusError?
-    /// Objects something outside the scenario keeps alive (format v2's `retained`).
-    var retainedObjects: [AnyObject] = []
+    /// Format v2's objects: which host has which, and those kept alive from outside.
+    lazy var objectState = ScenarioObjectState(scenario: scenario)
 
     /// - Parameters:
     ///   - scenario: What to run.
