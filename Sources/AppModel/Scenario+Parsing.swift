@@ -11,6 +11,19 @@ extension Scenario {
     ///   invalid JSON, a missing or unknown key, an unknown screen, message,
     ///   moment, plugin or orientation, a value of the wrong type.
     public static func parse(_ data: Data) throws(NotifyBusError) -> Scenario {
+        // Steps one at a time, when every one is valid JSON on its own: the whole file's
+        // JSONSerialization tree costs kilobytes per step (ScenarioStepSplitter).
+        if let split = ScenarioStepSplitter(data), let top = try? JSONSerialization.jsonObject(with: split.rest),
+           split.steps.allSatisfy({ ScenarioStepSplitter.value(of: $0, in: data) != nil }) {
+            var parser = ScenarioParser()
+            return try parser.scenario(top, stepValue: { index in ScenarioStepSplitter.value(of: split.steps[index], in: data) },
+                                       stepCount: split.steps.count)
+        }
+        return try parseWhole(data)
+    }
+
+    /// Reads a scenario file from one `JSONSerialization` tree of the whole file.
+    static func parseWhole(_ data: Data) throws(NotifyBusError) -> Scenario {
         let json: Any
         do {
             json = try JSONSerialization.jsonObject(with: data)
@@ -35,7 +48,11 @@ struct ScenarioParser {
     /// The seconds the steps read so far add to the clock.
     var elapsed: Double = 0
 
-    mutating func scenario(_ json: Any) throws(NotifyBusError) -> Scenario {
+    /// - Parameters:
+    ///   - json: The file's value.
+    ///   - stepValue: The value of step `index`, when the file's `steps` were split off (and read `[]` in `json`).
+    ///   - stepCount: The number of split-off steps.
+    mutating func scenario(_ json: Any, stepValue: ((Int) -> Any?)? = nil, stepCount: Int = 0) throws(NotifyBusError) -> Scenario {
         let top = try object(json, "", keys: ["name", "screens", "root", "steps"], optional: ["objects", "messages", "format"])
         let name = try string(top["name"], "name")
         guard !name.isEmpty else { throw NotifyBusError("must not be empty", path: "name") }
@@ -57,8 +74,15 @@ struct ScenarioParser {
         }
         let stepList = try array(top["steps"], "steps")
         var steps: [Step] = []
-        for (index, value) in stepList.enumerated() {
-            steps.append(try step(value, "steps[\(index)]"))
+        if let stepValue {
+            steps.reserveCapacity(stepCount)
+            for index in 0 ..< stepCount {
+                steps.append(try step(stepValue(index), "steps[\(index)]"))
+            }
+        } else {
+            for (index, value) in stepList.enumerated() {
+                steps.append(try step(value, "steps[\(index)]"))
+            }
         }
         let format = try top["format"].map { (value: Any) throws(NotifyBusError) -> ModelFidelity in
             let number = try integer(value, "format")

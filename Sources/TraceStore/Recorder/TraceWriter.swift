@@ -83,6 +83,10 @@ final class TraceWriter {
 
     /// Writes the end of the session and the indexes, and leaves a self-contained file.
     func finish(lastSeq: UInt64, endedAt: Date) throws(TraceStoreError) {
+        // Building an index sorts every event; with temp_store=MEMORY the sort's spill files are
+        // in memory too, about 33 bytes per event at its peak. On disk, the sort's memory is bounded
+        // by cache_size whatever the session's length (BENCHMARKS.md, "Recording memory").
+        try db.execute("PRAGMA temp_store=FILE;")
         try transaction { () throws(TraceStoreError) in
             try row(seq: lastSeq + 1, time: 0, kind: .sessionEnded)
             let end = try db.prepare("UPDATE sessions SET ended_at = ?1, last_seq = ?2 WHERE id = ?3")
