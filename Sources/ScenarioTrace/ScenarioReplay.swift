@@ -25,11 +25,15 @@ extension TraceReplayer {
                                   + "replay it from Swift with TraceReplayer.replay(trace:_:)")
         }
         let parsed = try Scenario.parse(data)
-        let expected = try reader.events(session: recorded.id)
-        let file = expected.lazy.compactMap(\.callSite).first { $0.contains(".json: ") }
-            .map { String($0[..<$0.range(of: ": ")!.lowerBound]) } ?? "scenario.json"
-        return try capture(output: output, name: parsed.name + " (replay)", scenario: String(decoding: data, as: UTF8.self),
-                           expected: expected) { bus, clock in
+        // The scenario file's name, as the recording's call sites give it (`login.json: step 3`).
+        var file = "scenario.json"
+        try reader.forEachEvent(session: recorded.id, filter: EventFilter(kinds: [.observerAdded, .observerRemoved])) { event in
+            guard let site = event.callSite, site.contains(".json: "), let range = site.range(of: ": ") else { return true }
+            file = String(site[..<range.lowerBound])
+            return false
+        }
+        return try capture(trace: trace, output: output, name: parsed.name + " (replay)", scenario: String(decoding: data, as: UTF8.self),
+                           expected: reader, session: recorded.id) { bus, clock in
             let runner = ScenarioRunner(scenario: parsed, file: file, bus: bus, clock: clock)
             do {
                 try runner.run()

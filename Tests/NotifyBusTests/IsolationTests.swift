@@ -11,8 +11,10 @@ import Testing
     var asyncToken: ObservationToken?
     var offsets: [Double] = []
 
+    /// Issue 12's snippet, unchanged: a keyboard message is a `MainActorMessage`, so the
+    /// unannotated closure is `@MainActor` and may mutate the screen.
     func viewDidLoad(bus: Bus) {
-        token = bus.observe(KeyboardWillShow.self, owner: self) { @MainActor [weak self] note in
+        token = bus.observe(KeyboardWillShow.self, owner: self) { [weak self] note in
             self?.formOffset = note.endFrame.height
             self?.offsets.append(note.endFrame.height)
         }

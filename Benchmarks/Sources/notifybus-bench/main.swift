@@ -6,12 +6,20 @@
 //   swift run -c release --package-path Benchmarks notifybus-bench store      # recorder, analysis, replay
 //   swift run -c release --package-path Benchmarks notifybus-bench recording  # only the recorder
 //   swift run -c release --package-path Benchmarks notifybus-bench mainactor  # @MainActor observers against SF-0011
+//   swift run -c release --package-path Benchmarks notifybus-bench replay     # only the replay, 3 rounds
 //   NOTIFYBUS_BENCH_EVENTS=10000000 ... store                                 # analysis at 10M events
 import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.first == "--child", arguments.count == 3 {
     try StoreBenchmarks.child(command: arguments[1], path: arguments[2])
+    exit(0)
+}
+if arguments.first == "--generate", arguments.count == 3 || (arguments.count == 4 && arguments[3] == "--kill"),
+   let events = Int(arguments[1]) {
+    // Scripts/make-read-traces.sh: a trace of about N events; with --kill the recorder is
+    // SIGKILLed after its last flush, leaving a WAL-mode file with no indexes and no end.
+    try StoreBenchmarks.generate(events: events, path: arguments[2], kill: arguments.count == 4)
     exit(0)
 }
 if arguments.first == "--profile", arguments.count == 2 {
@@ -40,6 +48,13 @@ if all || which.contains("mainactor") {
 if which.contains("recording") {
     try StoreBenchmarks.postingCost(report)
     try StoreBenchmarks.sustained(report, posts: 500_000)
+}
+if which.contains("replay") {
+    // The replay alone, several rounds: NOTIFYBUS_BENCH_STIMULI stimuli (default 80 000).
+    let stimuli = Int(ProcessInfo.processInfo.environment["NOTIFYBUS_BENCH_STIMULI"] ?? "") ?? 80_000
+    for distinct in [false, true] {
+        for _ in 0..<3 { try StoreBenchmarks.replay(report, stimuli: stimuli, distinctPayloads: distinct) }
+    }
 }
 if all || which.contains("store") {
     try StoreBenchmarks.postingCost(report)

@@ -26,21 +26,44 @@ extension MainActorObserving where Self == Bus {
     /// the order they were queued; an observer removed before its turn is not called.
     ///
     /// ```swift
-    /// @MainActor final class LoginViewController {
-    ///     var formOffset = 0.0
+    /// @MainActor final class CartBadge {
+    ///     var items = 0
     ///     var token: ObservationToken?
-    ///     func viewDidLoad(bus: Bus) {
-    ///         token = bus.observe(KeyboardWillShow.self, owner: self) { @MainActor [weak self] note in
-    ///             self?.formOffset = note.endFrame.height
+    ///     func start(bus: Bus) {
+    ///         token = bus.observe(CartChanged.self, owner: self) { @MainActor [weak self] note in
+    ///             self?.items = note.items
     ///         }
     ///     }
     /// }
     /// ```
-    /// The closure says `@MainActor`: overload resolution does not look at the
-    /// caller's isolation, so an unannotated closure picks the `@Sendable` overload
-    /// (README, "Observers on the main actor").
+    /// For a message that is not a ``MainActorMessage`` the closure says `@MainActor`:
+    /// overload resolution does not look at the caller's isolation, so an unannotated
+    /// closure picks the `@Sendable` overload (README, "Observers on the main actor").
     /// - Returns: A token; the observer is removed when its last copy is released.
+    @_disfavoredOverload
     public func observe<M: BusMessage>(
+        _ type: M.Type, sender: AnyObject? = nil, owner: AnyObject? = nil,
+        file: String = #fileID, line: Int = #line,
+        _ handler: @escaping @MainActor @Sendable (M) -> Void
+    ) -> ObservationToken {
+        let observer = self.add(M.self, named: nil, sender: sender, owner: owner, kind: .token,
+                                callSite: CallSite(file: file, line: line), handler: { _ in }, mainActorHandler: handler)
+        return ObservationToken(box: TokenBox(observer: observer, bus: self))
+    }
+
+    /// Adds a token observer of a ``MainActorMessage`` whose handler runs on the main
+    /// actor: the overload a closure written at the call site picks, without an
+    /// annotation, as SF-0011's `addObserver(of:for:using:)` does for a `MainActorMessage`.
+    ///
+    /// ```swift
+    /// token = bus.observe(KeyboardWillShow.self, owner: self) { [weak self] note in
+    ///     self?.formOffset = note.endFrame.height      // a @MainActor screen's state
+    /// }
+    /// ```
+    /// Delivery is as for any `@MainActor` handler: synchronous when posted on the main
+    /// actor, queued for it (and recorded as `enqueued`) when posted from another thread.
+    /// - Returns: A token; the observer is removed when its last copy is released.
+    public func observe<M: MainActorMessage>(
         _ type: M.Type, sender: AnyObject? = nil, owner: AnyObject? = nil,
         file: String = #fileID, line: Int = #line,
         _ handler: @escaping @MainActor @Sendable (M) -> Void
@@ -70,6 +93,7 @@ extension Bus {
     /// Removing the observer (or releasing its token) stops the deliveries not yet
     /// started; one that has started finishes.
     /// - Returns: A token; the observer is removed when its last copy is released.
+    @_disfavoredOverload
     public func observe<M: BusMessage>(
         _ type: M.Type, sender: AnyObject? = nil, owner: AnyObject? = nil,
         file: String = #fileID, line: Int = #line,

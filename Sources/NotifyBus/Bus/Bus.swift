@@ -83,6 +83,10 @@ public final class Bus: Sendable {
     ///   - handler: Called synchronously on the posting thread.
     /// - Returns: A token; the observer is removed when its last copy is released.
     /// - Complexity: O(1) amortized.
+    /// - Note: For a ``MainActorMessage`` (keyboard, activity, orientation), a closure
+    ///   written at the call site picks the `@MainActor` overload instead; code generic
+    ///   over ``BusMessage`` calls this one for every message.
+    @_disfavoredOverload
     public func observe<M: BusMessage>(
         _ type: M.Type, sender: AnyObject? = nil, owner: AnyObject? = nil,
         file: String = #fileID, line: Int = #line,

@@ -141,8 +141,8 @@ public final class FoundationBridge: Sendable {
         let begin = try rect(info, frameBeginKey)
         let end = try rect(info, frameEndKey)
         let rawCurve = try number(info, curveKey)
-        guard let curve = AnimationCurve(rawValue: Int(rawCurve)) else {
-            throw Rejection("\(curveKey) \(Int(rawCurve)) is not an animation curve")
+        guard let curve = wholeNumber(rawCurve).flatMap(AnimationCurve.init(rawValue:)) else {
+            throw Rejection("\(curveKey) \(text(rawCurve)) is not an animation curve")
         }
         let duration = try number(info, durationKey)
         return type.init(beginFrame: begin, endFrame: end, curve: curve, duration: duration)
@@ -150,8 +150,8 @@ public final class FoundationBridge: Sendable {
 
     private static func orientation(_ note: Notification) throws(Rejection) -> OrientationDidChange {
         let raw = try number(note.userInfo ?? [:], orientationKey)
-        guard let device = DeviceOrientation(rawValue: Int(raw)) else {
-            throw Rejection("\(orientationKey) \(Int(raw)) is not a device orientation")
+        guard let device = wholeNumber(raw).flatMap(DeviceOrientation.init(rawValue:)) else {
+            throw Rejection("\(orientationKey) \(text(raw)) is not a device orientation")
         }
         guard let interface = device.interfaceOrientation else {
             throw Rejection("device orientation \(device) has no interface orientation")
@@ -164,29 +164,49 @@ public final class FoundationBridge: Sendable {
         bus.record(.bridgeRejected(name: note.name.rawValue, reason: reason))
     }
 
-
     private static func value(_ info: [AnyHashable: Any], _ key: String) throws(Rejection) -> Any {
         guard let value = info[key] else { throw Rejection("userInfo has no \(key)") }
         return value
     }
 
+    /// A rectangle whose four values are finite: NaN or an infinity is refused here, where it enters,
+    /// rather than reaching handlers (and the trace, where JSON cannot hold it).
     private static func rect(_ info: [AnyHashable: Any], _ key: String) throws(Rejection) -> Rect {
+        let rect: Rect
         switch try value(info, key) {
-        case let rect as Rect: return rect
-        case let rect as CGRect:
-            return Rect(x: Double(rect.origin.x), y: Double(rect.origin.y),
-                        width: Double(rect.size.width), height: Double(rect.size.height))
+        case let value as Rect: rect = value
+        case let value as CGRect:
+            rect = Rect(x: Double(value.origin.x), y: Double(value.origin.y),
+                        width: Double(value.size.width), height: Double(value.size.height))
         case let other: throw Rejection("\(key) is \(type(of: other)), not a rectangle")
         }
+        guard [rect.x, rect.y, rect.width, rect.height].allSatisfy(\.isFinite) else {
+            throw Rejection("\(key) has a coordinate that is not a finite number")
+        }
+        return rect
     }
 
+    /// A finite number: NaN and the infinities are refused.
     private static func number(_ info: [AnyHashable: Any], _ key: String) throws(Rejection) -> Double {
+        let number: Double
         switch try value(info, key) {
-        case let number as Double: return number
-        case let number as Int: return Double(number)
-        case let number as NSNumber: return number.doubleValue
+        case let value as Double: number = value
+        case let value as Int: number = Double(value)
+        case let value as NSNumber: number = value.doubleValue
         case let other: throw Rejection("\(key) is \(type(of: other)), not a number")
         }
+        guard number.isFinite else { throw Rejection("\(key) \(text(number)) is not a finite number") }
+        return number
+    }
+
+    /// `value` as an `Int` when it is a whole number that fits one; `Int(_:)` would trap otherwise.
+    private static func wholeNumber(_ value: Double) -> Int? {
+        value.rounded() == value ? Int(exactly: value) : nil
+    }
+
+    /// A number as a reason shows it: `7`, `7.5`, `1e+300`, `nan`.
+    private static func text(_ value: Double) -> String {
+        wholeNumber(value).map(String.init) ?? "\(value)"
     }
 }
 

@@ -77,6 +77,8 @@ public struct LeakFinding: Sendable, Hashable {
     /// The deliveries the finding is about (the first few; ``deliveryCount`` counts them all).
     public var deliveriesAfter: [FindingDelivery]
     public var deliveryCount: Int
+    /// The owner's id in the trace, to place the finding on its lane; not part of the fingerprint.
+    public var ownerID: UInt64?
 
     /// How many deliveries a finding lists before it only counts.
     public static let listedDeliveries = 20

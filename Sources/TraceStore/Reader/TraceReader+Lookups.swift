@@ -16,12 +16,12 @@ extension TraceReader {
     }
 
     /// The session's owners by id. Grows with owners, not events.
+    ///
+    /// One search of the kind index on a finished trace; a walk of the session on a killed one.
     public func owners(session: Int64) throws -> [UInt64: OwnerInfo] {
         var result: [UInt64: OwnerInfo] = [:]
         try forEachEvent(session: session, filter: EventFilter(kinds: [.ownerRegistered])) { event in
-            if let id = event.owner {
-                result[id] = OwnerInfo(id: id, type: event.detail ?? "?", label: event.note ?? event.detail ?? "?")
-            }
+            if let id = event.owner { result[id] = OwnerInfo(event) }
             return true
         }
         return result
@@ -31,10 +31,7 @@ extension TraceReader {
     public func observerInfo(session: Int64) throws -> [UInt64: ObserverInfo] {
         var result: [UInt64: ObserverInfo] = [:]
         try forEachEvent(session: session, filter: EventFilter(kinds: [.observerAdded])) { event in
-            if let id = event.observer {
-                result[id] = ObserverInfo(id: id, message: event.message, owner: event.owner,
-                                          callSite: event.callSite, addedAt: event.seq)
-            }
+            if let id = event.observer { result[id] = ObserverInfo(event) }
             return true
         }
         return result
@@ -49,5 +46,20 @@ extension TraceReader {
             rows.append((0..<statement.columnCount).map(statement.value))
         }
         return rows
+    }
+}
+
+extension TraceReader.OwnerInfo {
+    /// The owner an `ownerRegistered` event registers.
+    public init(_ event: RecordedEvent) {
+        self.init(id: event.owner ?? 0, type: event.detail ?? "?", label: event.note ?? event.detail ?? "?")
+    }
+}
+
+extension TraceReader.ObserverInfo {
+    /// The observer an `observerAdded` event adds.
+    public init(_ event: RecordedEvent) {
+        self.init(id: event.observer ?? 0, message: event.message, owner: event.owner, callSite: event.callSite,
+                  addedAt: event.seq)
     }
 }

@@ -14,8 +14,19 @@ struct Canonicalizer {
     private var ownerCounts: [String: Int] = [:]
     private var observers: [UInt64: String] = [:]
     private var observerCounts: [String: Int] = [:]
+    /// Post names by id, in two generations of ``postWindow`` posts: deliveries and child
+    /// posts refer to recent posts, and the map must not grow with the trace.
     private var posts: [UInt64: String] = [:]
+    private var olderPosts: [UInt64: String] = [:]
     private var postCounts: [String: Int] = [:]
+    /// How many posts a generation holds: a delivery or child post more than one to two
+    /// windows after its post names it `?`, as it names a post never recorded.
+    static let postWindow = 65_536
+
+    private func post(_ id: UInt64?) -> String {
+        guard let id else { return "?" }
+        return posts[id] ?? olderPosts[id] ?? "?"
+    }
 
     /// The lifecycle steps that something outside the app did: the user navigating,
     /// turning the device, typing; the system launching the app.
@@ -63,16 +74,18 @@ struct Canonicalizer {
             guard let id = e.post else { return nil }
             let message = e.message ?? "?"
             postCounts[message, default: 0] += 1
-            posts[id] = "\(message)#\(postCounts[message]!)"
-            let parent = e.parent.map { " parent \(posts[$0] ?? "?")" } ?? ""
-            return "post \(posts[id]!) \(e.detail ?? "?")\(parent) \(e.payload ?? "")"
+            let name = "\(message)#\(postCounts[message]!)"
+            if posts.count >= Self.postWindow { (olderPosts, posts) = (posts, [:]) }
+            posts[id] = name
+            let parent = e.parent.map { " parent \(post($0))" } ?? ""
+            return "post \(name) \(e.detail ?? "?")\(parent) \(e.payload ?? "")"
         case .enqueued:
             // Whether a delivery is queued depends on the thread that posted, not on
             // the code under test; the delivery that follows is compared.
             return nil
         case .delivered, .skipped:
             let verb = e.kind == .delivered ? "deliver" : "skip"
-            return "\(verb) \(e.post.flatMap { posts[$0] } ?? "?") -> \(e.observer.flatMap { observers[$0] } ?? "?")"
+            return "\(verb) \(post(e.post)) -> \(e.observer.flatMap { observers[$0] } ?? "?")"
         case .lifecycle:
             return "\(owner(e.owner)) \(e.detail ?? "?")" + (e.note.map { " \($0)" } ?? "")
         case .actionRouted:
@@ -89,7 +102,7 @@ struct Canonicalizer {
             guard let retainer = e.retainedBy else { return nil }
             return "released \(owner(e.owner)) kept alive by \(observers[retainer] ?? "?")"
         case .trapped:
-            return "trap \(e.post.flatMap { posts[$0] } ?? "?") -> \(e.observer.flatMap { observers[$0] } ?? "?")"
+            return "trap \(post(e.post)) -> \(e.observer.flatMap { observers[$0] } ?? "?")"
                 + " (\(e.trapReason.map(\.rawValue) ?? "?"))"
         }
     }

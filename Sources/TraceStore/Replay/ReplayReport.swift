@@ -56,53 +56,164 @@ public struct ReplayReport: Sendable {
     ///   - ignoringLifecycle: Leave lifecycle steps and routed actions out of both sides:
     ///     a replay into a Swift model re-posts the recorded stimuli but has no
     ///     lifecycle model to redo screen transitions.
-    /// - Complexity: O(*n*) time and memory in the events compared.
+    /// - Complexity: O(*n*) time in the events compared; see ``compareStreams(expected:actual:contextSize:ignoringLifecycle:replayError:)`` for memory.
     public static func compare(expected: [RecordedEvent], actual: [RecordedEvent], contextSize: Int = 3,
                                ignoringLifecycle: Bool = false, replayError: String? = nil) -> ReplayReport {
-        let compared: (RecordedEvent) -> Bool = { !ignoringLifecycle || ($0.kind != .lifecycle && $0.kind != .actionRouted) }
-        let left = lines(expected.filter(compared)), right = lines(actual.filter(compared))
-        var divergence: Divergence?
-        let leftStimuli = left.filter(\.isStimulus), rightStimuli = right.filter(\.isStimulus)
-        if let index = firstDifference(leftStimuli.map(\.text), rightStimuli.map(\.text)) {
-            divergence = Divergence(
-                inStimuli: true,
-                context: Array(leftStimuli[max(0, index - contextSize)..<index]),
-                expected: Array(leftStimuli[index..<min(leftStimuli.count, index + contextSize + 2)]),
-                actual: Array(rightStimuli[index..<min(rightStimuli.count, index + contextSize + 2)]))
-        } else if let index = firstDifference(left.map(\.text), right.map(\.text)) {
-            divergence = Divergence(
-                inStimuli: false,
-                context: Array(left[max(0, index - contextSize)..<index]),
-                expected: Array(left[index..<min(left.count, index + contextSize + 2)]),
-                actual: Array(right[index..<min(right.count, index + contextSize + 2)]))
+        var left = expected.makeIterator(), right = actual.makeIterator()
+        return compareStreams(expected: { left.next() }, actual: { right.next() }, contextSize: contextSize,
+                              ignoringLifecycle: ignoringLifecycle, replayError: replayError)
+    }
+
+    /// Compares two event streams, each read once, in step.
+    ///
+    /// Memory does not grow with the length of the streams: what is held is the last
+    /// few lines (the context), the stimuli of one side not yet matched by the other,
+    /// and the reactions found on one side only so far, which for equal behaviour is
+    /// nothing beyond a local reordering. Ids are renamed as ``compare(expected:actual:contextSize:ignoringLifecycle:replayError:)`` does.
+    static func compareStreams<E: Error>(expected: () throws(E) -> RecordedEvent?, actual: () throws(E) -> RecordedEvent?,
+                                         contextSize: Int = 3, ignoringLifecycle: Bool = false,
+                                         replayError: String? = nil) throws(E) -> ReplayReport {
+        var leftSide = Side(ignoringLifecycle: ignoringLifecycle), rightSide = Side(ignoringLifecycle: ignoringLifecycle)
+        var all = Aligner(contextSize: contextSize), stimuli = Aligner(contextSize: contextSize)
+        var reactions = ReactionBalance()
+        var leftDone = false, rightDone = false
+        while !leftDone || !rightDone {
+            let l: Line? = leftDone ? nil : try leftSide.next(expected)
+            let r: Line? = rightDone ? nil : try rightSide.next(actual)
+            if l == nil { leftDone = true }
+            if r == nil { rightDone = true }
+            all.add(left: l, right: r)
+            if let l, l.isStimulus { stimuli.queue(left: l) }
+            if let r, r.isStimulus { stimuli.queue(right: r) }
+            if leftDone { stimuli.leftEnded() }
+            if rightDone { stimuli.rightEnded() }
+            if let l, let r, !l.isStimulus, !r.isStimulus, l.text == r.text, reactions.isBalanced {
+                continue   // the common case of equal behaviour: nothing to remember
+            }
+            if let l, !l.isStimulus { reactions.left(l) }
+            if let r, !r.isStimulus { reactions.right(r) }
         }
-        // Reactions on one side only, as multisets, in each side's order.
-        var unmatched: [String: Int] = [:]
-        for line in right where !line.isStimulus { unmatched[line.text, default: 0] += 1 }
-        var missing: [Line] = []
-        for line in left where !line.isStimulus {
-            if let count = unmatched[line.text], count > 0 { unmatched[line.text] = count - 1 } else { missing.append(line) }
+        let divergence = stimuli.divergence(inStimuli: true) ?? all.divergence(inStimuli: false)
+        return ReplayReport(expectedCount: leftSide.count, actualCount: rightSide.count, divergence: divergence,
+                            addedReactions: reactions.added, missingReactions: reactions.missing, replayError: replayError)
+    }
+
+    /// One side of a comparison: its events rendered to canonical lines.
+    private struct Side {
+        let ignoringLifecycle: Bool
+        var canonicalizer = Canonicalizer()
+        var count = 0
+
+        init(ignoringLifecycle: Bool) { self.ignoringLifecycle = ignoringLifecycle }
+
+        mutating func next<E: Error>(_ source: () throws(E) -> RecordedEvent?) throws(E) -> Line? {
+            while let event = try source() {
+                if ignoringLifecycle && (event.kind == .lifecycle || event.kind == .actionRouted) { continue }
+                guard let text = canonicalizer.render(event) else { continue }
+                count += 1
+                return Line(seq: event.seq, text: text, isStimulus: Canonicalizer.isStimulus(event))
+            }
+            return nil
         }
-        var added: [Line] = []
-        for line in right.reversed() where !line.isStimulus {
-            if let count = unmatched[line.text], count > 0 {
-                unmatched[line.text] = count - 1
-                added.append(line)
+    }
+
+    /// Walks two line sequences in step and keeps where they first part, with context.
+    private struct Aligner {
+        let contextSize: Int
+        var context: [Line] = []
+        var pendingLeft: [Line] = [], pendingRight: [Line] = []
+        var leftOver = false, rightOver = false
+        var diverged = false
+        var expected: [Line] = [], actual: [Line] = []
+        var divergedContext: [Line] = []
+
+        init(contextSize: Int) { self.contextSize = max(0, contextSize) }
+
+        /// The lines shown from the divergence on, per side.
+        var shown: Int { contextSize + 2 }
+
+        mutating func add(left: Line?, right: Line?) {
+            if let left { queue(left: left) }
+            if let right { queue(right: right) }
+            if left == nil { leftEnded() }
+            if right == nil { rightEnded() }
+        }
+
+        mutating func queue(left: Line) {
+            if diverged { if expected.count < shown { expected.append(left) }; return }
+            pendingLeft.append(left)
+            match()
+        }
+
+        mutating func queue(right: Line) {
+            if diverged { if actual.count < shown { actual.append(right) }; return }
+            pendingRight.append(right)
+            match()
+        }
+
+        mutating func leftEnded() { leftOver = true; match() }
+        mutating func rightEnded() { rightOver = true; match() }
+
+        private mutating func match() {
+            guard !diverged else { return }
+            var index = 0
+            while index < pendingLeft.count && index < pendingRight.count {
+                if pendingLeft[index].text != pendingRight[index].text {
+                    diverge(at: index)
+                    return
+                }
+                index += 1
+            }
+            // The matched prefix becomes context.
+            if index > 0 {
+                context.append(contentsOf: pendingLeft[0..<index])
+                if context.count > contextSize { context.removeFirst(context.count - contextSize) }
+                pendingLeft.removeFirst(index)
+                pendingRight.removeFirst(index)
+            }
+            // One side ended with lines left on the other: they part there.
+            if (leftOver && !pendingRight.isEmpty) || (rightOver && !pendingLeft.isEmpty) { diverge(at: 0) }
+        }
+
+        private mutating func diverge(at index: Int) {
+            context.append(contentsOf: pendingLeft[0..<index])
+            if context.count > contextSize { context.removeFirst(context.count - contextSize) }
+            diverged = true
+            divergedContext = context
+            expected = Array(pendingLeft[index...].prefix(shown))
+            actual = Array(pendingRight[index...].prefix(shown))
+            pendingLeft = []
+            pendingRight = []
+        }
+
+        func divergence(inStimuli: Bool) -> Divergence? {
+            guard diverged else { return nil }
+            return Divergence(inStimuli: inStimuli, context: divergedContext, expected: expected, actual: actual)
+        }
+    }
+
+    /// Reactions as multisets: what one side has that the other has not (yet).
+    ///
+    /// A line matches the oldest unmatched line of the same text on the other side,
+    /// so what is left at the end is the latest occurrences, in each side's order.
+    private struct ReactionBalance {
+        var leftOnly: [String: [Line]] = [:], rightOnly: [String: [Line]] = [:]
+
+        var isBalanced: Bool { leftOnly.isEmpty && rightOnly.isEmpty }
+
+        mutating func left(_ line: Line) { Self.balance(line, against: &rightOnly, into: &leftOnly) }
+        mutating func right(_ line: Line) { Self.balance(line, against: &leftOnly, into: &rightOnly) }
+
+        private static func balance(_ line: Line, against other: inout [String: [Line]], into own: inout [String: [Line]]) {
+            if var waiting = other[line.text] {
+                waiting.removeFirst()
+                other[line.text] = waiting.isEmpty ? nil : waiting
+            } else {
+                own[line.text, default: []].append(line)
             }
         }
-        return ReplayReport(expectedCount: left.count, actualCount: right.count, divergence: divergence,
-                            addedReactions: added.reversed(), missingReactions: missing, replayError: replayError)
-    }
 
-    private static func lines(_ events: [RecordedEvent]) -> [Line] {
-        var canonicalizer = Canonicalizer()
-        return events.compactMap { event in
-            canonicalizer.render(event).map { Line(seq: event.seq, text: $0, isStimulus: Canonicalizer.isStimulus(event)) }
-        }
-    }
-
-    private static func firstDifference(_ a: [String], _ b: [String]) -> Int? {
-        for index in 0..<min(a.count, b.count) where a[index] != b[index] { return index }
-        return a.count == b.count ? nil : min(a.count, b.count)
+        var missing: [Line] { leftOnly.values.joined().sorted { $0.seq < $1.seq } }
+        var added: [Line] { rightOnly.values.joined().sorted { $0.seq < $1.seq } }
     }
 }

@@ -34,15 +34,25 @@ public enum TraceReplayer {
                               output: String? = nil, _ build: (Bus) throws -> Any) throws -> ReplayReport {
         let reader = try TraceReader(path: trace)
         let recorded = try reader.session(session)
-        return try capture(output: output, name: recorded.name + " (replay)", scenario: recorded.scenario,
-                           expected: try reader.events(session: recorded.id), ignoringLifecycle: true) { bus, clock in
+        return try capture(trace: trace, output: output, name: recorded.name + " (replay)", scenario: recorded.scenario,
+                           expected: reader, session: recorded.id, ignoringLifecycle: true) { bus, clock in
             let system = try build(bus)
             var failure: String?
+            // Repeated payloads (the same keyboard frame again) are decoded once.
+            var decoded: [DecodedKey: any BusMessage] = [:]
             try reader.forEachEvent(session: recorded.id, filter: EventFilter(kinds: [.posted])) { event in
                 guard event.origin == .stimulus, event.parent == nil,
                       let name = event.message, let json = event.payload else { return true }
                 do {
-                    let message = try registry.decode(name: name, json: json)
+                    let key = DecodedKey(name: name, json: json)
+                    let message: any BusMessage
+                    if let known = decoded[key] {
+                        message = known
+                    } else {
+                        message = try registry.decode(name: name, json: json)
+                        if decoded.count >= 4_096 { decoded.removeAll(keepingCapacity: true) }
+                        decoded[key] = message
+                    }
                     clock.advance(toNanoseconds: event.time)
                     post(message, on: bus)
                     return true
@@ -58,8 +68,9 @@ public enum TraceReplayer {
     /// Compares the sessions of two recorded traces (the newest of each by default).
     public static func diff(_ expected: String, _ actual: String, sessions: (Int64?, Int64?) = (nil, nil)) throws -> ReplayReport {
         let left = try TraceReader(path: expected), right = try TraceReader(path: actual)
-        return ReplayReport.compare(expected: try left.events(session: try left.session(sessions.0).id),
-                                    actual: try right.events(session: try right.session(sessions.1).id))
+        let leftEvents = try left.events(session: try left.session(sessions.0).id, payloads: true)
+        let rightEvents = try right.events(session: try right.session(sessions.1).id, payloads: true)
+        return try ReplayReport.compareStreams(expected: leftEvents.next, actual: rightEvents.next)
     }
 
     /// Runs `body` on a fresh recorded bus and compares what it recorded with `expected`.
@@ -67,10 +78,16 @@ public enum TraceReplayer {
     /// `body` returns why the replay stopped early, if it did, and the system under
     /// test, which is kept alive until the session is closed: releasing it earlier
     /// would record its observers' token releases, which the recording never saw.
-    package static func capture(output: String?, name: String, scenario: String?, expected: [RecordedEvent],
+    ///
+    /// Both sides are read as streams, in step: memory does not grow with the trace.
+    package static func capture(trace: String, output: String?, name: String, scenario: String?, expected: TraceReader, session: Int64,
                                 ignoringLifecycle: Bool = false, _ body: (Bus, ManualClock) throws -> (failure: String?, system: Any)) throws -> ReplayReport {
         let path = output ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("notifybus-replay-\(UUID().uuidString).trace").path
+        // The output is replaced: it must not be the recording the replay compares against.
+        if let output, TraceFiles.isSameFile(output, trace) {
+            throw TraceStoreError(.invalidArgument, "\(output) is the trace being replayed; give another --output")
+        }
         TraceFiles.remove(at: path)
         defer { if output == nil { TraceFiles.remove(at: path) } }
         let recorder = try TraceRecorder(path: path, session: SessionInfo(name: name, app: "replay", scenario: scenario))
@@ -87,8 +104,16 @@ public enum TraceReplayer {
         try withExtendedLifetime(outcome.system) { () throws(TraceStoreError) in try recorder.close() }
         let failure = outcome.failure
         let reader = try TraceReader(path: path)
-        return ReplayReport.compare(expected: expected, actual: try reader.events(session: recorder.sessionID),
-                                    ignoringLifecycle: ignoringLifecycle, replayError: failure)
+        let left = try expected.events(session: session, payloads: true)
+        let right = try reader.events(session: recorder.sessionID, payloads: true)
+        return try ReplayReport.compareStreams(expected: left.next, actual: right.next,
+                                               ignoringLifecycle: ignoringLifecycle, replayError: failure)
+    }
+
+    /// A recorded stimulus's name and payload: the key of the replay's decoded messages.
+    private struct DecodedKey: Hashable {
+        let name: String
+        let json: String
     }
 
     private static func post<M: BusMessage>(_ message: M, on bus: Bus) {

@@ -54,6 +54,9 @@ extension TraceCtl {
 
         func validate() throws {
             if let limit, limit < 0 { throw ValidationError("--limit must not be negative") }
+            try checkStoredRange(observer, option: "--observer")
+            try checkStoredRange(since, option: "--since")
+            try checkStoredRange(until, option: "--until")
             if let since, let until, since > until { throw ValidationError("--since is after --until") }
         }
 
@@ -63,14 +66,11 @@ extension TraceCtl {
             let format = options.format
             try reportingErrors {
                 let session = try reader.session(options.session)
-                let owners = try reader.owners(session: session.id)
-                let observers = try reader.observerInfo(session: session.id)
-                let describer = EventDescriber(owners: owners, observers: observers)
                 let filter = EventFilter(kinds: kinds.isEmpty ? nil : kinds.map(\.kind), message: message, owner: owner,
                                          observer: observer, since: since, until: until, limit: limit)
                 var first = true
                 if format == .json { out.write("[") }
-                try reader.forEachEvent(session: session.id, filter: filter) { event in
+                func emit(_ event: RecordedEvent, _ describer: EventDescriber) {
                     switch format {
                     case .json:
                         out.write((first ? "\n" : ",\n") + describer.json(event).rendered)
@@ -78,7 +78,34 @@ extension TraceCtl {
                         out.line(describer.text(event, style: .current))
                     }
                     first = false
-                    return true
+                }
+                let narrowed = filter.kinds != nil || filter.message != nil || filter.owner != nil || filter.observer != nil
+                if narrowed && reader.hasIndexes {
+                    // Index searches: the owners and observers, then the events asked for.
+                    let describer = EventDescriber(owners: try reader.owners(session: session.id),
+                                                   observers: try reader.observerInfo(session: session.id))
+                    try reader.forEachEvent(session: session.id, filter: filter) { event in
+                        emit(event, describer)
+                        return true
+                    }
+                } else {
+                    // One pass in order, learning owners and observers as they are registered
+                    // (always before they are mentioned), the filter applied here: a killed
+                    // trace has no index to search.
+                    var describer = EventDescriber(owners: [:], observers: [:])
+                    var ownerIDs = Set<UInt64>()
+                    var emitted = 0
+                    try reader.forEachEvent(session: session.id, filter: EventFilter(until: filter.until)) { event in
+                        describer.learn(event)
+                        if let label = filter.owner, event.kind == .ownerRegistered, event.note == label, let id = event.owner {
+                            ownerIDs.insert(id)
+                        }
+                        guard filter.matches(event, ownersLabelled: ownerIDs) else { return true }
+                        if let limit = filter.limit, emitted >= limit { return false }
+                        emit(event, describer)
+                        emitted += 1
+                        return true
+                    }
                 }
                 if format == .json { out.line(first ? "]" : "\n]") }
             }
@@ -86,10 +113,43 @@ extension TraceCtl {
     }
 }
 
+extension EventFilter {
+    /// Whether `event` passes the filter, as its SQL would say; `ownersLabelled` holds the
+    /// owners registered under the label `owner` names, when it names one.
+    func matches(_ event: RecordedEvent, ownersLabelled: Set<UInt64>) -> Bool {
+        if let kinds, !kinds.isEmpty, !kinds.contains(event.kind) { return false }
+        if let message, event.message != message { return false }
+        if let owner {
+            guard let id = event.owner else { return false }
+            if let number = Int64(owner) {
+                if id != UInt64(bitPattern: number) { return false }
+            } else if !ownersLabelled.contains(id) {
+                return false
+            }
+        }
+        if let observer, event.observer != observer { return false }
+        if let since, event.seq < since { return false }
+        if let until, event.seq > until { return false }
+        return true
+    }
+}
+
 /// Turns events into JSON objects and text lines, with owners' labels.
 struct EventDescriber {
-    let owners: [UInt64: TraceReader.OwnerInfo]
-    let observers: [UInt64: TraceReader.ObserverInfo]
+    var owners: [UInt64: TraceReader.OwnerInfo]
+    var observers: [UInt64: TraceReader.ObserverInfo]
+
+    /// Learns an owner or observer from its registration, for a describer built as it reads.
+    mutating func learn(_ event: RecordedEvent) {
+        switch event.kind {
+        case .ownerRegistered:
+            if let id = event.owner { owners[id] = TraceReader.OwnerInfo(event) }
+        case .observerAdded:
+            if let id = event.observer { observers[id] = TraceReader.ObserverInfo(event) }
+        default:
+            break
+        }
+    }
 
     func label(_ owner: UInt64?) -> String? {
         owner.map { owners[$0]?.label ?? "#\($0)" }

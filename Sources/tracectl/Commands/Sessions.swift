@@ -26,7 +26,7 @@ extension TraceCtl {
                         ("id", .int(session.id)), ("name", .string(session.name)), ("app", .string(session.app)),
                         ("startedAt", .string(session.startedAt)), ("durationSeconds", .double(Double(session.duration) / 1e9)),
                         ("events", .int(Int64(session.eventCount))), ("endedCleanly", .bool(session.endedCleanly)),
-                        ("endedAt", .from(session.endedAt)), ("toolVersion", .string(session.toolVersion)),
+                        ("endedAt", .from(session.endedAt)), ("crashedAt", .from(session.crashedAt)), ("toolVersion", .string(session.toolVersion)),
                         ("hasScenario", .bool(session.scenario != nil)),
                     ])
                 }).rendered)
@@ -34,7 +34,9 @@ extension TraceCtl {
                 out.line("ID".leftPadded(4) + "  " + "NAME".padded(28) + "STARTED".padded(26) + "DURATION".leftPadded(10)
                          + "EVENTS".leftPadded(10) + "  ENDED")
                 for session in sessions {
-                    let ended = session.endedCleanly ? "cleanly" : Style.current.yellow("no (crashed or still recording)")
+                    let ended = session.endedCleanly ? "cleanly"
+                        : session.crashedAt != nil ? Style.current.yellow("no (crashed; finished)")
+                        : Style.current.yellow("no (crashed or still recording)")
                     out.line(String(session.id).leftPadded(4) + "  " + session.name.padded(28) + session.startedAt.padded(26)
                              + seconds(session.duration).leftPadded(10) + String(session.eventCount).leftPadded(10) + "  " + ended)
                 }

@@ -1,0 +1,87 @@
+public import Foundation
+
+/// Finishes a trace whose recorder was killed: what `tracectl finish` does.
+///
+/// A killed recording leaves a valid file in WAL mode holding every committed
+/// event, but with no secondary indexes and sessions that never ended. Finishing
+/// it, in one transaction, marks each such session crashed (`sessions.crashed_at`,
+/// and `last_seq` set to its last committed event), builds the indexes, then folds
+/// the WAL back into one self-contained file. No event is added, changed or removed;
+/// no `sessionEnded` is invented.
+///
+/// Run it only once the recorder is gone: a trace still being recorded would be
+/// marked crashed while it is not.
+///
+/// ```swift
+/// let outcome = try TraceFinisher.finish(path: "killed.trace")
+/// print(outcome.finished)   // the sessions marked crashed
+/// ```
+public enum TraceFinisher {
+    /// What finishing did.
+    public struct Outcome: Sendable, Hashable {
+        /// A session that had not ended and is now marked crashed.
+        public struct Session: Sendable, Hashable {
+            public var id: Int64
+            /// Its last committed `seq`; `nil` when it holds no event.
+            public var lastSeq: UInt64?
+        }
+        /// The sessions marked crashed, oldest first; empty when every session had ended.
+        public var finished: [Session]
+        /// The schema version the file had, when finishing upgraded it to the current one.
+        public var upgradedFrom: Int?
+    }
+
+    /// Finishes the trace at `path`.
+    ///
+    /// - Parameters:
+    ///   - path: A trace, normally one left by a killed recorder; a finished trace is left as it is
+    ///     (its indexes are built if missing).
+    ///   - date: The time written into `crashed_at`.
+    /// - Throws: ``TraceStoreError``: `.fileNotFound`, `.notATrace`, `.foreignDatabase`,
+    ///   `.unsupportedSchema` (version 1 files, which predate `crashed_at`, are not finished).
+    public static func finish(path: String, at date: Date = Date()) throws(TraceStoreError) -> Outcome {
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw TraceStoreError(.fileNotFound, "\(path): no such file")
+        }
+        let db = try Database(path: path, mode: .readWrite)
+        let version: Int
+        do {
+            version = try TraceSchema.validate(db)
+        } catch {
+            throw TraceReader.damaged(path, error)
+        }
+        guard version >= 2 else {
+            throw TraceStoreError(.unsupportedSchema(version),
+                                  "\(path): a schema-\(version) trace cannot be finished (schema 2 or later can); its events read as they are")
+        }
+        var outcome = Outcome(finished: [], upgradedFrom: nil)
+        try db.transaction { () throws(TraceStoreError) in
+            if version < TraceSchema.version {
+                try db.execute("""
+                    ALTER TABLE sessions ADD COLUMN crashed_at TEXT;
+                    UPDATE meta SET value = '\(TraceSchema.version)' WHERE key = 'schema_version';
+                    """)
+                outcome.upgradedFrom = version
+            }
+            let open = try db.prepare("""
+                SELECT s.id, (SELECT max(seq) FROM events e WHERE e.session = s.id) FROM sessions s
+                WHERE s.ended_at IS NULL AND s.crashed_at IS NULL ORDER BY s.id
+                """)
+            var unfinished: [(Int64, Int64?)] = []
+            while try open.step() { unfinished.append((open.int64(0), open.optionalInt64(1))) }
+            let mark = try db.prepare("UPDATE sessions SET crashed_at = ?1, last_seq = ?2 WHERE id = ?3")
+            for (session, last) in unfinished {
+                try mark.bind([.text(date.traceTimestamp), last.map(SQLValue.integer) ?? .null, .integer(session)])
+                try mark.run()
+                outcome.finished.append(Outcome.Session(id: session, lastSeq: last.map { UInt64(bitPattern: $0) }))
+            }
+            try db.execute(TraceSchema.indexes)
+        }
+        // As at a clean close: one self-contained file, unless a reader holds it open.
+        do {
+            try db.execute("PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode=DELETE;")
+        } catch where error.kind == .sqlite(.busy) || error.kind == .sqlite(.locked) {
+        }
+        return outcome
+    }
+}

@@ -1,0 +1,136 @@
+import Foundation
+import Testing
+@testable import TraceStore
+
+/// The one-pass `stats` and `verify` give what the SQL they replace gave, and find
+/// what they must find.
+@Suite struct StreamingReadTests {
+    static let traces = ["demo", "seed000-keyboard-leak", "seed004-keyboard-timing", "pagesheet-keyboard", "v1/seed000-keyboard-leak"]
+
+    /// The former set-based SQL of `stats` (slow on large traces, exact on small ones): the reference.
+    func referenceStats(_ reader: TraceReader, session: Int64) throws -> (messages: [String: [Int]], top: [[Int]], unheard: [String: Int]) {
+        let s = SQLValue.integer(session)
+        var messages: [String: [Int]] = [:]
+        for row in try reader.rows("""
+            SELECT m.value, count(*) FROM events p JOIN strings m ON m.id = p.message
+            WHERE p.session = ?1 AND p.kind = 4 GROUP BY p.message
+            """, [s]) { messages[row[0].description] = [row[1].int, 0, 0] }
+        for row in try reader.rows("""
+            SELECT m.value, d.kind, count(*) FROM events d
+            JOIN events p ON p.session = d.session AND p.post = d.post AND p.kind = 4
+            JOIN strings m ON m.id = p.message
+            WHERE d.session = ?1 AND d.kind IN (5, 6) GROUP BY p.message, d.kind
+            """, [s]) { messages[row[0].description, default: [0, 0, 0]][row[1].int == 5 ? 1 : 2] = row[2].int }
+        let top = try reader.rows("""
+            SELECT d.observer, count(*) AS n FROM events d WHERE d.session = ?1 AND d.kind = 5
+            GROUP BY d.observer ORDER BY n DESC, d.observer LIMIT 10
+            """, [s]).map { [$0[0].int, $0[1].int] }
+        var unheard: [String: Int] = [:]
+        for row in try reader.rows("""
+            SELECT m.value, count(*) FROM events p JOIN strings m ON m.id = p.message
+            WHERE p.session = ?1 AND p.kind = 4
+              AND NOT EXISTS (SELECT 1 FROM events d WHERE d.session = p.session AND d.post = p.post AND d.kind IN (5, 6))
+            GROUP BY p.message
+            """, [s]) { unheard[row[0].description] = row[1].int }
+        return (messages, top, unheard)
+    }
+
+    @Test(arguments: traces)
+    func streamingStatsMatchTheSetBasedQueries(trace: String) throws {
+        let reader = try TraceReader(path: fixture(trace))
+        let session = try reader.lastSessionID()
+        let stats = try TraceStats.compute(reader, session: session)
+        let reference = try referenceStats(reader, session: session)
+        #expect(!stats.messages.isEmpty)
+        #expect(Dictionary(uniqueKeysWithValues: stats.messages.map { ($0.message, [$0.posts, $0.deliveries, $0.skips]) })
+                == reference.messages)
+        #expect(stats.topObservers.map { [Int($0.observer), $0.deliveries] } == reference.top)
+        #expect(Dictionary(uniqueKeysWithValues: stats.unheard.map { ($0.message, $0.posts) }) == reference.unheard)
+        var kinds: [EventKind: Int] = [:]
+        try reader.forEachEvent(session: session) { kinds[$0.kind, default: 0] += 1; return true }
+        #expect(Dictionary(uniqueKeysWithValues: stats.kinds.map { ($0.kind, $0.count) }) == kinds)
+    }
+
+    /// `leaks` leaves inside SQLite the deliveries that cannot trigger a rule: the findings
+    /// are those of folding every event.
+    @Test(arguments: traces)
+    func leaksWithDeliveriesFilteredEqualFoldingEverything(trace: String) throws {
+        let reader = try TraceReader(path: fixture(trace))
+        let session = try reader.lastSessionID()
+        var configuration = LeakAnalyzer.Configuration()
+        if let semantics = try reader.session(session).selectorSemantics { configuration.selectorSemantics = semantics }
+        var everything = LeakAnalyzer(configuration: configuration)
+        try reader.forEachEvent(session: session) { everything.consume($0); return true }
+        let expected = everything.finish()
+        #expect(try LeakAnalyzer.analyze(reader, session: session, configuration: configuration) == expected)
+    }
+
+    /// `observers --at` reads only the events that change the state: the state is that of folding every event.
+    @Test(arguments: traces)
+    func stateFromTheEventsThatChangeItEqualsFoldingEverything(trace: String) throws {
+        let reader = try TraceReader(path: fixture(trace))
+        let session = try reader.lastSessionID()
+        let count = try reader.session(session).eventCount
+        for at in [UInt64(0), UInt64(count / 3), UInt64(count / 2), UInt64(count), nil] {
+            var everything = TraceState()
+            try reader.forEachEvent(session: session, filter: EventFilter(until: at)) { everything.apply($0); return true }
+            let state = try reader.state(session: session, at: at)
+            #expect(state.seq == everything.seq)
+            #expect(state.liveObservers == everything.liveObservers)
+            #expect(state.owners == everything.owners)
+            #expect(state.applicationState == everything.applicationState)
+        }
+    }
+
+    /// A copy of a fixture, damaged by `sql`, verified.
+    func verifyDamaged(_ sql: String) throws -> [String] {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("damaged.trace")
+        try FileManager.default.copyItem(atPath: fixture("demo"), toPath: path)
+        try Database(path: path, mode: .readWrite).execute(sql)
+        let verification = try TraceVerification.run(try TraceReader(path: path))
+        #expect(!verification.isValid)
+        return verification.sessions.flatMap(\.problems)
+    }
+
+    @Test func verifyFindsAGapADanglingDeliveryAndAMissingEnd() throws {
+        #expect(try verifyDamaged("DELETE FROM events WHERE seq = 5").contains { $0.contains("first gap before seq 6") })
+        let post = try verifyDamaged("DELETE FROM events WHERE seq = (SELECT min(seq) FROM events WHERE kind = 4 AND seq > 1 AND post IN (SELECT post FROM events WHERE kind = 5))")
+        #expect(post.contains { $0.contains("which was never posted before it") })
+        let observer = try verifyDamaged("UPDATE events SET observer = 999999 WHERE seq = (SELECT min(seq) FROM events WHERE kind = 5)")
+        #expect(observer.contains { $0.contains("delivery to observer 999999, which was never added before it") })
+        let end = try verifyDamaged("DELETE FROM events WHERE kind = 10")
+        #expect(end.contains("session is marked ended but its last event is not sessionEnded"))
+    }
+
+    @Test(arguments: traces)
+    func fixturesVerify(trace: String) throws {
+        let verification = try TraceVerification.run(try TraceReader(path: fixture(trace)))
+        #expect(verification.isValid, "\(verification.sessions.map(\.problems))")
+    }
+
+    /// The range set behind `verify` agrees with `Set` on ids in order, out of order, repeated and at the ends.
+    @Test func idSetAgreesWithASet() {
+        var generator = SystemRandomNumberGenerator()
+        for round in 0..<50 {
+            var ids = IDSet(), reference = Set<UInt64>()
+            var next: UInt64 = round % 2 == 0 ? 0 : UInt64.max - 300
+            for _ in 0..<400 {
+                let id: UInt64 = switch Int.random(in: 0..<4, using: &generator) {
+                case 0: next &+ UInt64.random(in: 0...3, using: &generator)
+                case 1: next &- UInt64.random(in: 0...40, using: &generator)
+                default: next
+                }
+                next = next &+ 1
+                ids.insert(id)
+                reference.insert(id)
+            }
+            for probe in reference.union(reference.map { $0 &+ 1 }).union(reference.map { $0 &- 1 }) {
+                #expect(ids.contains(probe) == reference.contains(probe), "round \(round), id \(probe)")
+            }
+        }
+        var ordered = IDSet()
+        for id in UInt64(1)...10_000 { ordered.insert(id) }
+        #expect(ordered.rangeCount == 1)
+    }
+}
