@@ -13,6 +13,8 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // Tests only: the property tests in Tests/PropertyTests.
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
         .systemLibrary(
@@ -34,12 +36,20 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // `swift run RecordExistingApp`: an app written against NotificationCenter, recorded (README).
+        .executableTarget(name: "RecordExistingApp", dependencies: ["NotifyBus", "TraceStore"],
+                          path: "Examples/RecordExistingApp"),
         .testTarget(name: "NotifyBusTests", dependencies: ["NotifyBus", "TestSupport"]),
         .testTarget(name: "AppModelTests", dependencies: ["AppModel", "NotifyBus", "TestSupport"]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
-        .testTarget(name: "TraceStoreTests", dependencies: ["TraceStore", "NotifyBus", "AppModel", "ScenarioTrace", "TestSupport", "trace-crash-child"]),
+        .testTarget(name: "TraceStoreTests", dependencies: ["TraceStore", "NotifyBus", "AppModel", "ScenarioTrace", "TestSupport", "trace-crash-child", "RecordExistingApp"]),
         // The process the crash-safety tests kill; not a product.
         .executableTarget(name: "trace-crash-child", dependencies: ["TraceStore", "NotifyBus"], path: "Tests/CrashChild"),
+        // Random operation sequences against a reference model, scenario → trace → fold round trips.
+        .testTarget(name: "PropertyTests", dependencies: [
+            "NotifyBus", "TraceStore", "AppModel", "ScenarioTrace", "TestSupport",
+            .product(name: "PropertyBased", package: "swift-property-based"),
+        ]),
         .testTarget(name: "tracectlTests", dependencies: ["TraceStore", "NotifyBus", "ScenarioTrace", "TestSupport", "tracectl"]),
     ],
     swiftLanguageModes: [.v6]

@@ -29,11 +29,13 @@ public final class AppModel {
     public private(set) var deviceOrientation: DeviceOrientation = .portrait
     public private(set) var interfaceOrientation: InterfaceOrientation = .portrait
     /// The keyboard's frame while it is shown.
-    public private(set) var keyboardFrame: Rect?
+    public internal(set) var keyboardFrame: Rect?
     /// The screen's size in portrait, in points.
     public var screenSize = (width: 390.0, height: 844.0)
     /// The keyboard animation's length.
     public var keyboardDuration = 0.25
+    /// How closely the model follows UIKit; ``ModelFidelity/v1`` reproduces format-1 scenario recordings.
+    public var fidelity: ModelFidelity = .current
 
     let application = ApplicationObject()
     private var main: Screen?
@@ -167,13 +169,20 @@ public final class AppModel {
     ///   - duration: The transition's length (seed 001's `transitionDuration`); the clock advances by it.
     public func present(_ screen: Screen, style: PresentationStyle = .fullScreen, duration: Double = 0) throws(NotifyBusError) {
         guard root != nil else { throw NotifyBusError("the app is not launched") }
-        guard duration >= 0 else { throw NotifyBusError("a duration cannot be negative") }
+        try checkInterval(duration, "a duration")
         let covered = style == .fullScreen ? visibleScreens : []
         introduce(screen)
         record(.present, on: screen, detail: style.rawValue + (duration > 0 ? " \(duration)s" : ""))
         presentations.append(Presentation(navigation: NavigationController(screens: [screen]), style: style, duration: duration))
         forceOrientation(for: screen)
-        transition(disappearing: covered, appearing: [screen], duration: duration)
+        transition(disappearing: covered, appearing: [screen], duration: duration, appearedFirst: modalCompletesAppearingFirst(style))
+    }
+
+    /// iOS 13+ completes a full-screen presentation or dismissal with the screen that
+    /// appears before the one that goes; sheets and custom presentations give the
+    /// presenter no callbacks, so the order does not arise.
+    func modalCompletesAppearingFirst(_ style: PresentationStyle) -> Bool {
+        fidelity >= .current && style == .fullScreen
     }
 
     /// Dismisses the top presentation and releases its screens.
@@ -182,8 +191,9 @@ public final class AppModel {
         let leaving = top.navigation.top
         record(.dismiss, on: leaving)
         let revealed = top.style == .fullScreen ? visibleScreens : []
-        if let leaf = revealed.last { forceOrientation(for: leaf) }
-        transition(disappearing: [leaving], appearing: revealed, duration: top.duration)
+        forceOrientationAfterDismissal(revealing: revealed)
+        transition(disappearing: [leaving], appearing: revealed, duration: top.duration,
+                   appearedFirst: modalCompletesAppearingFirst(top.style))
         leave(top.navigation.screens.reversed())
     }
 
@@ -205,6 +215,17 @@ public final class AppModel {
         guard onScreen else { return }
         if presentations.isEmpty { forceOrientation(for: new) }
         transition(disappearing: [old], appearing: [new])
+    }
+
+    /// The screen a dismissal leaves on top forces an orientation it supports: under a
+    /// full-screen presentation the revealed screen; under a sheet (``ModelFidelity/current``)
+    /// the presenter, which stayed on screen while the sheet may have turned the interface.
+    func forceOrientationAfterDismissal(revealing revealed: [Screen]) {
+        if let leaf = revealed.last {
+            forceOrientation(for: leaf)
+        } else if fidelity >= .current, let leaf = topLeaf {
+            forceOrientation(for: leaf)
+        }
     }
 
     // MARK: Application
@@ -239,21 +260,21 @@ public final class AppModel {
 
     /// Time passes.
     public func wait(seconds: Double) throws(NotifyBusError) {
-        guard seconds >= 0 else { throw NotifyBusError("cannot wait a negative time") }
+        try checkInterval(seconds, "a wait")
         record(.wait, on: application, detail: "\(seconds)s")
         clock.advance(bySeconds: seconds)
     }
 
     // MARK: Keyboard
 
-    private var screenBounds: (width: Double, height: Double) {
+    var screenBounds: (width: Double, height: Double) {
         interfaceOrientation.isLandscape ? (screenSize.height, screenSize.width) : (screenSize.width, screenSize.height)
     }
 
     /// The keyboard appears: will change frame, will show, then (after the animation)
     /// did change frame, did show.
     public func showKeyboard(height: Double = 336) throws(NotifyBusError) {
-        guard height > 0 else { throw NotifyBusError("the keyboard needs a positive height") }
+        guard height.isFinite, height > 0 else { throw NotifyBusError("the keyboard needs a positive height") }
         let bounds = screenBounds
         let begin = keyboardFrame ?? Rect(x: 0, y: bounds.height, width: bounds.width, height: height)
         let end = Rect(x: 0, y: bounds.height - height, width: bounds.width, height: height)
@@ -296,6 +317,7 @@ public final class AppModel {
         }
         record(.rotate, on: application, detail: "device \(device) interface \(interfaceOrientation)")
         bus.post(OrientationDidChange(device: device, interface: interfaceOrientation), sender: nil, origin: .stimulus)
+        keyboardFollowsRotation()
     }
 
     /// Forces a rotation when `screen` does not support the current interface
@@ -311,6 +333,7 @@ public final class AppModel {
         record(.forceOrientation, on: application, detail: "interface \(target) for \(screen.name)")
         // The app forces it (seed 000's UIDevice.setValue), so it is not a stimulus.
         bus.post(OrientationDidChange(device: deviceOrientation, interface: target), sender: nil, origin: .app)
+        keyboardFollowsRotation()
     }
 
     // MARK: Responder chain
@@ -463,14 +486,22 @@ public final class AppModel {
     /// Each callback is forwarded to the screen's children after the screen; a view that
     /// enters the window gets `didMoveToWindow` (and its first layout) after every
     /// `viewWillAppear`.
-    func transition(disappearing: [Screen], appearing: [Screen], duration: Double = 0) {
+    ///
+    /// - Parameter appearedFirst: The transition completes with `viewDidAppear` before
+    ///   `viewDidDisappear` (iOS 13+ full-screen presentations and dismissals).
+    func transition(disappearing: [Screen], appearing: [Screen], duration: Double = 0, appearedFirst: Bool = false) {
         for screen in appearing where !screen.isViewLoaded { deliver(.viewDidLoad, to: screen) }
         for screen in disappearing { forward(.viewWillDisappear, to: screen) }
         for screen in appearing { forward(.viewWillAppear, to: screen) }
         enterWindow(appearing)
         if duration > 0 { clock.advance(bySeconds: duration) }
-        for screen in disappearing { forward(.viewDidDisappear, to: screen) }
-        for screen in appearing { forward(.viewDidAppear, to: screen) }
+        if appearedFirst {
+            for screen in appearing { forward(.viewDidAppear, to: screen) }
+            for screen in disappearing { forward(.viewDidDisappear, to: screen) }
+        } else {
+            for screen in disappearing { forward(.viewDidDisappear, to: screen) }
+            for screen in appearing { forward(.viewDidAppear, to: screen) }
+        }
     }
 
     /// Screens leave the hierarchy for good: each is released unless retained.

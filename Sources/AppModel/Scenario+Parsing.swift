@@ -2,7 +2,7 @@ public import Foundation
 public import NotifyBus
 
 extension Scenario {
-    /// The message names a scenario may observe.
+    /// The typed catalog's message names; format v2 adds ``SystemNotification/names`` and a scenario's `messages`.
     public static var messageNames: [String] { MessageCatalog.all.map { $0.name } }
 
     /// Reads a scenario file.
@@ -32,9 +32,11 @@ struct ScenarioParser {
     var objectMethods: [String: [String]] = [:]
     /// The token properties of each screen and object, for `drop` steps.
     var tokenNames: [String: Set<String>] = [:]
+    /// The seconds the steps read so far add to the clock.
+    var elapsed: Double = 0
 
     mutating func scenario(_ json: Any) throws(NotifyBusError) -> Scenario {
-        let top = try object(json, "", keys: ["name", "screens", "root", "steps"], optional: ["objects", "messages"])
+        let top = try object(json, "", keys: ["name", "screens", "root", "steps"], optional: ["objects", "messages", "format"])
         let name = try string(top["name"], "name")
         guard !name.isEmpty else { throw NotifyBusError("must not be empty", path: "name") }
         let screensObject = try object(top["screens"], "screens", keys: [], optional: nil)
@@ -58,8 +60,15 @@ struct ScenarioParser {
         for (index, value) in stepList.enumerated() {
             steps.append(try step(value, "steps[\(index)]"))
         }
+        let format = try top["format"].map { (value: Any) throws(NotifyBusError) -> ModelFidelity in
+            let number = try integer(value, "format")
+            guard let format = ModelFidelity(rawValue: number) else {
+                throw NotifyBusError("unknown format \(number) (expected 1 or 2)", path: "format")
+            }
+            return format
+        } ?? .v1
         return Scenario(name: name, screens: screens, root: root, main: main, steps: steps, objects: objects,
-                        messages: declaredMessages.sorted())
+                        messages: declaredMessages.sorted(), format: format)
     }
 
     private static func names(in root: RootSpec) -> [String] {
@@ -72,7 +81,7 @@ struct ScenarioParser {
     private func screen(_ value: Any?, _ path: String) throws(NotifyBusError) -> ScreenSpec {
         let fields = try object(value, path, keys: ["observers"],
                                 optional: ["supportedOrientations", "preferredOrientation", "retainedAfterPop", "handles", "plugins",
-                                           "children", "removals"])
+                                           "children", "removals", "subviews", "passesTouchesThrough"])
         var spec = ScreenSpec()
         for (index, item) in try array(fields["observers"], "\(path).observers").enumerated() {
             spec.observers.append(try observer(item, "\(path).observers[\(index)]"))
@@ -111,6 +120,17 @@ struct ScenarioParser {
                 spec.plugins.append(plugin)
             }
         }
+        if let value = fields["passesTouchesThrough"] {
+            guard Self.isBoolean(value), let flag = value as? Bool else {
+                throw NotifyBusError("expected true or false", path: "\(path).passesTouchesThrough")
+            }
+            spec.passesTouchesThrough = flag
+        }
+        if let value = fields["subviews"] {
+            for (index, item) in try array(value, "\(path).subviews").enumerated() {
+                spec.subviews.append(try subview(item, "\(path).subviews[\(index)]"))
+            }
+        }
         if let value = fields["children"] {
             for (index, item) in try array(value, "\(path).children").enumerated() {
                 spec.children.append(try screenName(item, "\(path).children[\(index)]"))
@@ -122,6 +142,38 @@ struct ScenarioParser {
         }
         return spec
     }
+
+    private func subview(_ value: Any?, _ path: String) throws(NotifyBusError) -> Subview {
+        let fields = try object(value, path, keys: ["name", "frame"], optional: ["hidden", "alpha", "userInteractionEnabled", "action"])
+        let name = try string(fields["name"], "\(path).name")
+        let frameList = try array(fields["frame"], "\(path).frame")
+        guard frameList.count == 4 else { throw NotifyBusError("expected [x, y, width, height]", path: "\(path).frame") }
+        var numbers: [Double] = []
+        for (index, item) in frameList.enumerated() {
+            let number = try number(item, "\(path).frame[\(index)]")
+            guard number.isFinite, abs(number) <= Self.largestCoordinate else {
+                throw NotifyBusError("must be a finite number of points up to \(Int(Self.largestCoordinate))", path: "\(path).frame[\(index)]")
+            }
+            if index >= 2, number < 0 { throw NotifyBusError("must not be negative", path: "\(path).frame[\(index)]") }
+            numbers.append(number)
+        }
+        var subview = Subview(name: name, frame: Rect(x: numbers[0], y: numbers[1], width: numbers[2], height: numbers[3]))
+        for key in ["hidden", "userInteractionEnabled"] {
+            guard let value = fields[key] else { continue }
+            guard Self.isBoolean(value), let flag = value as? Bool else { throw NotifyBusError("expected true or false", path: "\(path).\(key)") }
+            if key == "hidden" { subview.isHidden = flag } else { subview.isUserInteractionEnabled = flag }
+        }
+        if let value = fields["alpha"] {
+            let alpha = try number(value, "\(path).alpha")
+            guard alpha >= 0, alpha <= 1 else { throw NotifyBusError("must be between 0 and 1", path: "\(path).alpha") }
+            subview.alpha = alpha
+        }
+        subview.action = try fields["action"].map { (value: Any) throws(NotifyBusError) -> String in try string(value, "\(path).action") }
+        return subview
+    }
+
+    /// The largest coordinate a frame or a tap may have, in points.
+    static let largestCoordinate = 100_000.0
 
     /// A screen may not contain itself, directly or through its children.
     private static func checkContainment(_ screens: [String: ScreenSpec]) throws(NotifyBusError) {
@@ -193,11 +245,11 @@ struct ScenarioParser {
         }
     }
 
-    private func step(_ value: Any?, _ path: String) throws(NotifyBusError) -> Step {
+    private mutating func step(_ value: Any?, _ path: String) throws(NotifyBusError) -> Step {
         guard let fields = value as? [String: Any] else { throw NotifyBusError("expected an object with one step", path: path) }
         let stepKeys = ["push", "pop", "popToRoot", "present", "dismiss", "selectTab", "keyboard", "background",
                         "foreground", "interrupt", "rotate", "action", "wait", "interactivePop", "interactiveDismiss",
-                        "addChild", "removeChild"] + Self.v2StepKeys
+                        "addChild", "removeChild", "tap"] + Self.v2StepKeys
         let found = stepKeys.filter { fields[$0] != nil }
         guard found.count == 1 else {
             if found.isEmpty {
@@ -224,14 +276,17 @@ struct ScenarioParser {
                 try choice(value, "\(path).style", Dictionary(uniqueKeysWithValues: PresentationStyle.allCases.map { ($0.rawValue, $0) }), what: "presentation style")
             } ?? .fullScreen
             let duration = try fields["duration"].map { (value: Any) throws(NotifyBusError) -> Double in try seconds(value, "\(path).duration") } ?? 0
+            try spend(duration, "\(path).duration")
             return .present(try screenName(argument, here), style: style, duration: duration)
         case "selectTab":
             return .selectTab(try integer(argument, here))
         case "keyboard":
             let action = try choice(argument, here, ["show": true, "hide": false], what: "keyboard action")
             if action {
-                let height = try fields["height"].map { (value: Any) throws(NotifyBusError) -> Double in try seconds(value, "\(path).height") } ?? 336
-                guard height > 0 else { throw NotifyBusError("must be positive", path: "\(path).height") }
+                let height = try fields["height"].map { (value: Any) throws(NotifyBusError) -> Double in try number(value, "\(path).height") } ?? 336
+                guard height.isFinite, height > 0, height <= Self.largestCoordinate else {
+                    throw NotifyBusError("must be a positive number of points up to \(Int(Self.largestCoordinate))", path: "\(path).height")
+                }
                 return .showKeyboard(height: height)
             }
             if fields["height"] != nil { throw NotifyBusError("height goes with show", path: "\(path).height") }
@@ -246,17 +301,32 @@ struct ScenarioParser {
             guard fields["from"] != nil else { throw NotifyBusError("an action needs from: the screen that sends it", path: "\(path).from") }
             return .action(name, from: try screenName(fields["from"], "\(path).from"))
         case "wait":
-            return .wait(try seconds(argument, here))
+            let seconds = try seconds(argument, here)
+            try spend(seconds, here)
+            return .wait(seconds)
         case "interactivePop", "interactiveDismiss":
             let outcomes = Dictionary(uniqueKeysWithValues: InteractiveOutcome.allCases.map { ($0.rawValue, $0) })
             let outcome = try choice(argument, here, outcomes, order: InteractiveOutcome.allCases.map(\.rawValue), what: "outcome")
             let duration = try fields["duration"].map { (value: Any) throws(NotifyBusError) -> Double in try seconds(value, "\(path).duration") } ?? 0
+            try spend(duration, "\(path).duration")
             return key == "interactivePop" ? .interactivePop(outcome, duration: duration) : .interactiveDismiss(outcome, duration: duration)
         case "addChild":
             guard let parent = fields["to"] else { throw NotifyBusError("an addChild step needs to", path: "\(path).to") }
             return .addChild(try screenName(argument, here), to: try screenName(parent, "\(path).to"))
         case "removeChild":
             return .removeChild(try screenName(argument, here))
+        case "tap":
+            let point = try array(argument, here)
+            guard point.count == 2 else { throw NotifyBusError("expected [x, y]", path: here) }
+            var coordinates: [Double] = []
+            for (index, item) in point.enumerated() {
+                let value = try number(item, "\(here)[\(index)]")
+                guard value.isFinite, value >= 0, value <= Self.largestCoordinate else {
+                    throw NotifyBusError("must be a finite number of points from 0 to \(Int(Self.largestCoordinate))", path: "\(here)[\(index)]")
+                }
+                coordinates.append(value)
+            }
+            return .tap(x: coordinates[0], y: coordinates[1])
         default:
             _ = try object(argument, here, keys: [], optional: [])
             switch key {
@@ -334,10 +404,26 @@ struct ScenarioParser {
         return Int(value)
     }
 
+    /// A number of seconds one operation takes: finite, from 0 to ``AppModel/longestInterval``.
     func seconds(_ value: Any?, _ path: String) throws(NotifyBusError) -> Double {
         let value = try number(value, path)
-        guard value >= 0, value.isFinite else { throw NotifyBusError("must not be negative", path: path) }
+        guard value.isFinite else { throw NotifyBusError("must be a finite number", path: path) }
+        guard value >= 0 else { throw NotifyBusError("must not be negative", path: path) }
+        guard value <= AppModel.longestInterval else {
+            throw NotifyBusError("must be at most \(Int(AppModel.longestInterval)) seconds", path: path)
+        }
         return value
+    }
+
+    /// Adds a wait or transition to the scenario's elapsed time, refusing it past ``Scenario/maximumDuration``.
+    mutating func spend(_ seconds: Double, _ path: String) throws(NotifyBusError) {
+        guard seconds <= Scenario.maximumDuration - elapsed else {
+            let limit = Int(Scenario.maximumDuration)
+            throw NotifyBusError(elapsed == 0 ? "\(seconds) seconds is longer than a scenario can run (at most \(limit) in all)"
+                                 : "\(seconds) seconds more is longer than a scenario can run (\(elapsed) already; at most \(limit) in all)",
+                                 path: path)
+        }
+        elapsed += seconds
     }
 
     func choice<T>(_ value: Any?, _ path: String, _ options: [String: T], order: [String]? = nil,

@@ -6,6 +6,14 @@ public import NotifyBus
 /// The JSON format is documented in `SCENARIOS.md`; ``parse(_:)`` reads it
 /// strictly: unknown keys and names are errors that name their path.
 public struct Scenario: Sendable, Equatable {
+    /// The most time, in seconds, a scenario's waits and transitions may add up to: the
+    /// model's clock limit, 100 years (``AppModel/clockLimit``).
+    ///
+    /// The recorded clock counts nanoseconds in a `UInt64`, which holds about 584 years; this bound
+    /// keeps a scenario far inside it, so that waits adding up too far are an error naming the
+    /// step's path when the file is read, not a trap or a half-recorded run.
+    public static let maximumDuration = Double(AppModel.clockLimit / 1_000_000_000)
+
     public var name: String
     public var screens: [String: ScreenSpec]
     public var root: RootSpec
@@ -16,9 +24,12 @@ public struct Scenario: Sendable, Equatable {
     public var objects: [String: ObjectSpec]
     /// App-defined notification names the scenario observes and posts (format v2).
     public var messages: [String]
+    /// The file's `format`: 1 (the default, what files without the key record) or 2, which
+    /// runs the model at ``ModelFidelity/current``.
+    public var format: ModelFidelity
 
     public init(name: String, screens: [String: ScreenSpec], root: RootSpec, main: String? = nil, steps: [Step],
-                objects: [String: ObjectSpec] = [:], messages: [String] = []) {
+                objects: [String: ObjectSpec] = [:], messages: [String] = [], format: ModelFidelity = .v1) {
         self.name = name
         self.screens = screens
         self.root = root
@@ -26,6 +37,7 @@ public struct Scenario: Sendable, Equatable {
         self.steps = steps
         self.objects = objects
         self.messages = messages
+        self.format = format
     }
 }
 
@@ -41,6 +53,10 @@ public struct ScreenSpec: Sendable, Equatable {
     public var children: [String] = []
     /// Removals not paired with an add, and dropped tokens (format v2).
     public var removals: [RemovalSpec<ScreenMoment>] = []
+    /// The subviews that take touches, back to front.
+    public var subviews: [Subview] = []
+    /// The view lets touches through where no subview takes them (seed 000).
+    public var passesTouchesThrough = false
 
     public init(observers: [ObserverSpec] = []) {
         self.observers = observers
@@ -115,6 +131,8 @@ public enum Step: Sendable, Equatable {
     case addChild(String, to: String)
     /// The live child screen of that name leaves its parent.
     case removeChild(String)
+    /// The user taps the screen at this point.
+    case tap(x: Double, y: Double)
     /// A notification outside the typed catalog, posted with a JSON payload (format v2).
     case post(String, payload: JSONValue)
     /// A step about objects and their tokens (format v2).
@@ -142,6 +160,7 @@ public enum Step: Sendable, Equatable {
         case .removeChild: "removeChild"
         case .post: "post"
         case .object(let step): step.key
+        case .tap: "tap"
         }
     }
 }

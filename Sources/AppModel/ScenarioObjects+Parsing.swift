@@ -279,7 +279,8 @@ extension ScenarioParser {
     }
 
     private func objectObserver(_ value: Any?, _ path: String, of name: String) throws(NotifyBusError) -> StyledObserver<ObjectMoment> {
-        let fields = try object(value, path, keys: ["message", "addOn", "removeOn"], optional: Self.styleKeys.union(["sender"]))
+        let fields = try object(value, path, keys: ["message", "addOn", "removeOn"],
+                                optional: Self.styleKeys.union(["sender", "sameMoment"]))
         let message = try messageName(fields["message"], "\(path).message")
         let addOn = try objectMoment(fields["addOn"], "\(path).addOn", of: name)
         if addOn == .`deinit` {
@@ -287,12 +288,20 @@ extension ScenarioParser {
         }
         let removeOn: ObjectMoment? = try string(fields["removeOn"], "\(path).removeOn") == "never"
             ? nil : try objectMoment(fields["removeOn"], "\(path).removeOn", of: name)
-        if removeOn == addOn {
-            throw NotifyBusError("the observer would be removed at the moment it is added (\(addOn))", path: "\(path).removeOn")
+        let sameMoment = try fields["sameMoment"].map { (value: Any) throws(NotifyBusError) -> SameMomentOrder in
+            try choice(value, "\(path).sameMoment", Dictionary(uniqueKeysWithValues: SameMomentOrder.allCases.map { ($0.rawValue, $0) }),
+                       order: SameMomentOrder.allCases.map(\.rawValue), what: "order")
+        }
+        if removeOn == addOn, sameMoment == nil {
+            throw NotifyBusError("added and removed at \(addOn): say which comes first with \"sameMoment\": \"addFirst\" or \"removeFirst\"",
+                                 path: "\(path).removeOn")
+        }
+        if removeOn != addOn, sameMoment != nil {
+            throw NotifyBusError("sameMoment goes with removeOn equal to addOn", path: "\(path).sameMoment")
         }
         let sender = try fields["sender"].map { (value: Any) throws(NotifyBusError) -> String in try screenName(value, "\(path).sender") }
         guard let style = try style(fields, path, required: true) else { throw NotifyBusError("missing", path: "\(path).kind") }
-        return StyledObserver(message: message, addOn: addOn, removeOn: removeOn, sender: sender, style: style)
+        return StyledObserver(message: message, addOn: addOn, removeOn: removeOn, sender: sender, sameMoment: sameMoment, style: style)
     }
 
     // MARK: Steps

@@ -46,12 +46,26 @@ final class ScenarioObject: TraceLabeled {
     var traceTypeName: String { name }
 }
 
+/// What the runner keeps about format v2's objects.
+final class ScenarioObjectState {
+    /// The objects each screen or object hosts, by host name, in name order.
+    let hosted: [String: [(name: String, spec: ObjectSpec)]]
+    /// Objects something outside the scenario keeps alive (`retained`).
+    var retained: [ScenarioObject] = []
+
+    init(scenario: Scenario) {
+        hosted = Dictionary(grouping: scenario.objects.sorted { $0.key < $1.key }.map { (name: $0.key, spec: $0.value) },
+                            by: \.spec.host.name)
+    }
+}
+
 /// One observer of a screen or an object, with the moments of its owner.
 struct ObserverEntry<Moment: Hashable> {
     var message: String
     var addOn: Moment
     var removeOn: Moment?
     var sender: String?
+    var sameMoment: SameMomentOrder?
     var style: ObserverStyle?
 }
 
@@ -68,7 +82,8 @@ final class ScenarioScreenPlugin: ScreenPlugin {
     init(name: String, spec: ScreenSpec, runner: ScenarioRunner) {
         self.name = name
         entries = spec.observers.map {
-            ObserverEntry(message: $0.message, addOn: $0.addOn, removeOn: $0.removeOn, sender: $0.sender, style: $0.style)
+            ObserverEntry(message: $0.message, addOn: $0.addOn, removeOn: $0.removeOn, sender: $0.sender,
+                          sameMoment: $0.sameMoment, style: $0.style)
         }
         removals = spec.removals
         retainedAfterPop = spec.retainedAfterPop
@@ -126,8 +141,14 @@ extension ScenarioRunner {
     ) {
         for (index, entry) in entries.enumerated() {
             let site = "\(file): \(path).observers[\(index)]"
-            if entry.removeOn == moment {
+            let removes = entry.removeOn == moment
+            if removes && entry.sameMoment != .addFirst {
                 remove(entry, index: index, owner: owner, properties: properties, callSite: site)
+            }
+            defer {
+                if removes && entry.sameMoment == .addFirst {
+                    remove(entry, index: index, owner: owner, properties: properties, callSite: site)
+                }
             }
             if entry.addOn == moment {
                 var sender: Screen?
@@ -278,7 +299,7 @@ extension ScenarioRunner {
 
     /// At a host's moment: the objects it makes, the methods it calls, the objects it lets go.
     func hostReached(_ moment: HostMoment, hostName: String, host: AnyObject, properties: OwnerProperties) {
-        let hosted = scenario.objects.filter { $0.value.host.name == hostName }.sorted { $0.key < $1.key }
+        let hosted = objectState.hosted[hostName] ?? []
         for (name, spec) in hosted where spec.createdOn == moment {
             create(name, spec: spec, host: host, properties: properties)
         }
@@ -304,7 +325,8 @@ extension ScenarioRunner {
     func objectReached(_ moment: ObjectMoment, _ object: ScenarioObject) {
         reach(moment, owner: object, properties: object.properties,
               entries: object.spec.observers.map {
-                  ObserverEntry(message: $0.message, addOn: $0.addOn, removeOn: $0.removeOn, sender: $0.sender, style: $0.style)
+                  ObserverEntry(message: $0.message, addOn: $0.addOn, removeOn: $0.removeOn, sender: $0.sender,
+                          sameMoment: $0.sameMoment, style: $0.style)
               },
               removals: object.spec.removals, path: "objects.\(object.name)")
         hostReached(.object(moment), hostName: object.name, host: object, properties: object.properties)
@@ -314,7 +336,7 @@ extension ScenarioRunner {
     /// releasing what it holds, unless something keeps it alive.
     private func release(_ object: ScenarioObject) {
         if object.spec.retained {
-            retainedObjects.append(object)
+            objectState.retained.append(object)
             return
         }
         // The center holds it through a `strong` block: no deinit, ever.

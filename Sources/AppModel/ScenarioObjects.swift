@@ -60,15 +60,20 @@ public enum ObjectMoment: Sendable, Hashable, CustomStringConvertible {
 
 /// A moment of a host: a screen's or an object's.
 public enum HostMoment: Sendable, Hashable {
+    /// A moment of a host screen.
     case screen(ScreenMoment)
+    /// A moment of a host object.
     case object(ObjectMoment)
 }
 
 /// The screen or object an object lives in.
 public enum HostReference: Sendable, Hashable {
+    /// A screen of the scenario: each live instance hosts its own.
     case screen(String)
+    /// Another object of the scenario.
     case object(String)
 
+    /// The host's name in the scenario.
     public var name: String {
         switch self {
         case .screen(let name), .object(let name): name
@@ -78,26 +83,35 @@ public enum HostReference: Sendable, Hashable {
 
 /// An observer of an object (or a styled observer of a screen), with the moments of its owner.
 public struct StyledObserver<Moment: Sendable & Hashable>: Sendable, Hashable {
+    /// A catalog message, a system notification or a declared name.
     public var message: String
+    /// When its owner adds it.
     public var addOn: Moment
     /// `nil` for `never`.
     public var removeOn: Moment?
     /// Only posts from the live screen of this name.
     public var sender: String?
+    /// Which comes first when `addOn` and `removeOn` are the same moment; `nil` otherwise.
+    public var sameMoment: SameMomentOrder?
+    /// Kind, capture and token.
     public var style: ObserverStyle
 
-    public init(message: String, addOn: Moment, removeOn: Moment?, sender: String? = nil, style: ObserverStyle) {
+    public init(message: String, addOn: Moment, removeOn: Moment?, sender: String? = nil,
+                sameMoment: SameMomentOrder? = nil, style: ObserverStyle) {
         self.message = message
         self.addOn = addOn
         self.removeOn = removeOn
         self.sender = sender
+        self.sameMoment = sameMoment
         self.style = style
     }
 }
 
 /// A removal (or a dropped token) not paired with an add, at a moment of its owner.
 public struct RemovalSpec<Moment: Sendable & Hashable>: Sendable, Hashable {
+    /// When its owner removes.
     public var on: Moment
+    /// What it removes.
     public var action: RemovalAction
 
     public init(on: Moment, action: RemovalAction) {
@@ -120,7 +134,9 @@ public enum RemovalAction: Sendable, Hashable {
 
 /// A method call an object's host makes at one of its own moments.
 public struct MethodCall: Sendable, Hashable {
+    /// A method of the object.
     public var method: String
+    /// The host's moment at which it calls it.
     public var on: HostMoment
 
     public init(method: String, on: HostMoment) {
@@ -141,9 +157,13 @@ public struct ObjectSpec: Sendable, Hashable {
     public var createdOn: HostMoment?
     /// The host moment at which it lets the object go; `nil`: with the host.
     public var releasedOn: HostMoment?
+    /// Its method names: moments of its own, called by steps and by its host.
     public var methods: [String] = []
+    /// The methods its host calls at the host's moments.
     public var calls: [MethodCall] = []
+    /// Its observers, at its own moments (`init`, `deinit`, its methods).
     public var observers: [StyledObserver<ObjectMoment>] = []
+    /// Its removals not paired with an add, and dropped tokens.
     public var removals: [RemovalSpec<ObjectMoment>] = []
     /// Something outside the scenario (a singleton, a cache) keeps it alive once its host lets it go.
     public var retained = false

@@ -19,8 +19,8 @@ public final class ScenarioRunner {
     public let app: AppModel
     let file: String
     private var pendingError: NotifyBusError?
-    /// Objects something outside the scenario keeps alive (format v2's `retained`).
-    var retainedObjects: [AnyObject] = []
+    /// Format v2's objects: which host has which, and those kept alive from outside.
+    lazy var objectState = ScenarioObjectState(scenario: scenario)
 
     /// - Parameters:
     ///   - scenario: What to run.
@@ -31,6 +31,7 @@ public final class ScenarioRunner {
         self.scenario = scenario
         self.file = file
         self.app = AppModel(bus: bus, clock: clock)
+        app.fidelity = scenario.format
     }
 
     /// Launches the app into the scenario's root and runs every step.
@@ -56,7 +57,9 @@ public final class ScenarioRunner {
     /// Runs step `index`.
     public func perform(at index: Int) throws(NotifyBusError) {
         let step = scenario.steps[index]
-        do {
+        do throws(NotifyBusError) {
+            // Each step takes at most one longest interval, so this keeps trace times in range.
+            guard app.clock.now <= AppModel.clockLimit else { throw NotifyBusError("the app's clock would pass 100 years") }
             try perform(step)
             try checkPending()
             // Format v2: record what the step released before the next one.
@@ -89,6 +92,8 @@ public final class ScenarioRunner {
         case .addChild(let name, let parentName):
             guard let parent = app.screen(named: parentName) else { throw NotifyBusError("\(parentName) is not in the hierarchy") }
             try app.addChild(makeScreen(name), to: parent)
+        case .tap(let x, let y):
+            try app.tap(x: x, y: y)
         case .removeChild(let name):
             guard let child = app.screen(named: name) else { throw NotifyBusError("\(name) is not in the hierarchy") }
             try app.removeChild(child)
@@ -118,6 +123,8 @@ public final class ScenarioRunner {
         let screen = Screen(name: name, supportedOrientations: spec.supportedOrientations,
                             preferredOrientation: spec.preferredOrientation, handledActions: Set(spec.handles),
                             retainedAfterPop: spec.retainedAfterPop, children: spec.children.map(makeScreen))
+        screen.subviews = spec.subviews
+        screen.passesTouchesThrough = spec.passesTouchesThrough
         let usesActivity = spec.observers.contains { $0.addOn.isActivity || ($0.removeOn?.isActivity ?? false) }
             || v2UsesActivity(name)
         var plugins = spec.plugins

@@ -80,6 +80,12 @@ public final class Screen: TraceLabeled {
     /// Whether the view was laid out once (the first `viewDidLayoutSubviews`).
     var hasLaidOut = false
 
+    /// The subviews that can receive touches, back to front.
+    public var subviews: [Subview] = []
+    /// Whether the view lets touches through where no visible, enabled subview is under
+    /// them (seed 000's `TouchIgnoreView`); otherwise the view takes every touch on it.
+    public var passesTouchesThrough = false
+
     /// The embedded child screens, in the order they were added (containment).
     public internal(set) var children: [Screen] = []
     /// The screen this one is embedded in.
@@ -92,6 +98,8 @@ public final class Screen: TraceLabeled {
     /// so its type in traces is `<name>ViewController`.
     public var traceTypeName: String { name + "ViewController" }
 
+    /// - Parameter children: Screens embedded in this one when its view loads (containment);
+    ///   see ``AppModel/addChild(_:to:)``.
     public init(name: String, supportedOrientations: InterfaceOrientationMask = .allButUpsideDown,
                 preferredOrientation: InterfaceOrientation = .portrait, handledActions: Set<String> = [],
                 retainedAfterPop: Bool = false, plugins: [any ScreenPlugin] = [], children: [Screen] = []) {

@@ -228,8 +228,8 @@ final class MomentLog: ScreenPlugin {
         #expect(h.take(lifecycleOnly: true) == ["Cart selectTab tab 1 under a presentation"])
         try h.app.dismiss()
         #expect(h.take(lifecycleOnly: true) == [
-            "Modal dismiss", "Cart viewDidLoad", "Modal viewWillDisappear", "Cart viewWillAppear", "Modal viewDidDisappear",
-            "Cart viewDidAppear", "Modal removedFromHierarchy", "Modal deinit",
+            "Modal dismiss", "Cart viewDidLoad", "Modal viewWillDisappear", "Cart viewWillAppear", "Cart viewDidAppear",
+            "Modal viewDidDisappear", "Modal removedFromHierarchy", "Modal deinit",
         ])
     }
 }

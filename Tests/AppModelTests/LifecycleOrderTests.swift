@@ -59,8 +59,25 @@ import Testing
         ])
     }
 
-    @Test func fullScreenPresentationMakesThePresenterDisappear() throws {
+    @Test func fullScreenPresentationMakesThePresenterDisappearAppearingScreenFirst() throws {
         let h = Harness()
+        try h.app.launch(root: .navigation([Screen(name: "Home")]))
+        _ = h.take()
+        try h.app.present(Screen(name: "Login"), style: .fullScreen)
+        #expect(h.take() == [
+            "Login init", "Login present fullScreen", "Login viewDidLoad", "Home viewWillDisappear",
+            "Login viewWillAppear", "Login viewDidAppear", "Home viewDidDisappear",
+        ])
+        try h.app.dismiss()
+        #expect(h.take() == [
+            "Login dismiss", "Login viewWillDisappear", "Home viewWillAppear", "Home viewDidAppear",
+            "Login viewDidDisappear", "Login removedFromHierarchy", "Login deinit",
+        ])
+    }
+
+    @Test func formatOneFullScreenPresentationCompletesInThePushOrder() throws {
+        let h = Harness()
+        h.app.fidelity = .v1
         try h.app.launch(root: .navigation([Screen(name: "Home")]))
         _ = h.take()
         try h.app.present(Screen(name: "Login"), style: .fullScreen)
@@ -156,7 +173,7 @@ import Testing
         #expect(h.app.state == .active)
     }
 
-    @Test func keyboardShowAndHidePostFramesCurveAndDuration() throws {
+    @MainActor @Test func keyboardShowAndHidePostFramesCurveAndDuration() throws {
         let h = Harness()
         try h.app.launch(root: .screen(Screen(name: "Home")))
         _ = h.take()

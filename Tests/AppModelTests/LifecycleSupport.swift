@@ -1,5 +1,18 @@
 import AppModel
+import Foundation
 import NotifyBus
+import Testing
+
+/// Expects `json` to be refused with one line starting with `expected` (the path, then the message).
+func expectParseError(_ json: String, startingWith expected: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    do {
+        _ = try Scenario.parse(Data(json.utf8))
+        Issue.record("accepted: \(json)", sourceLocation: sourceLocation)
+    } catch {
+        #expect(error.description.hasPrefix(expected), "got: \(error.description)", sourceLocation: sourceLocation)
+        #expect(!error.description.contains("\n"), sourceLocation: sourceLocation)
+    }
+}
 
 /// A recorded app: a bus with a memory sink and a manual clock, and a readable log.
 final class Harness {
@@ -53,6 +66,8 @@ final class Harness {
                 line = "attach \(labels[owner] ?? "?") to \(labels[host] ?? "?")"
             case .ownerReleased(let owner, _):
                 line = "released \(labels[owner] ?? "?")"
+            case .enqueued(let post, let observer):
+                line = "enqueue \(messages[post] ?? "?") -> \(observerOwner[observer].flatMap { labels[$0] } ?? "?")"
             case .trapped(let post, let observer, _):
                 line = "trap \(messages[post] ?? "?") -> #\(observerOwner[observer].map(String.init) ?? "?")"
             }

@@ -27,7 +27,7 @@ import Testing
         (#"{"name": "s""#, "invalid JSON"),
         (#"{"name": "s", "screens": {"Home": {"observers": []}}, "root": {"navigation": "Home"}}"#, "steps: missing"),
         (#"{"name": "s", "screens": {"Home": {"observers": []}}, "root": {"navigation": "Home"}, "steps": [], "colour": 1}"#,
-         "colour: unknown key (expected messages, name, objects, root, screens, steps)"),
+         "colour: unknown key (expected format, messages, name, objects, root, screens, steps)"),
         (#"{"name": "s", "screens": {"Home": {"observers": [], "colour": "red"}}, "root": {"navigation": "Home"}, "steps": []}"#,
          "screens.Home.colour: unknown key"),
         (#"{"name": "s", "screens": {"Home": {"observers": [{"message": "keyboardWilShow", "addOn": "init", "removeOn": "deinit"}]}}, "root": {"navigation": "Home"}, "steps": []}"#,
@@ -56,13 +56,7 @@ import Testing
          "steps[0].from: an action needs from"),
     ])
     func invalidScenarioNamesThePathOfTheMistake(json: String, expected: String) {
-        do {
-            _ = try Scenario.parse(Data(json.utf8))
-            Issue.record("accepted: \(json)")
-        } catch {
-            #expect(error.description.hasPrefix(expected), "got: \(error.description)")
-            #expect(!error.description.contains("\n"))
-        }
+        expectParseError(json, startingWith: expected)
     }
 }
 

@@ -127,13 +127,7 @@ func scenarioJSON(screens: String = #""Home": {"observers": []}"#, objects: Stri
         (scenarioJSON(steps: #"{"drop": "t", "of": "Nobody"}"#), "steps[0].of: unknown screen or object 'Nobody'"),
     ])
     func invalidV2FieldNamesThePathOfTheMistake(json: String, expected: String) {
-        do {
-            _ = try Scenario.parse(Data(json.utf8))
-            Issue.record("accepted: \(json)")
-        } catch {
-            #expect(error.description.hasPrefix(expected), "got: \(error.description)")
-            #expect(!error.description.contains("\n"))
-        }
+        expectParseError(json, startingWith: expected)
     }
 }
 
@@ -274,5 +268,61 @@ func scenarioJSON(screens: String = #""Home": {"observers": []}"#, objects: Stri
             try run(scenarioJSON(screens: #""Home": {"observers": []}, "Detail": {"observers": [{"message": "keyboardWillShow", "kind": "token", "token": "t", "addOn": "init", "removeOn": "never"}]}"#,
                                  steps: #"{"drop": "t", "of": "Detail"}"#))
         }
+    }
+}
+
+@Suite struct ScenarioV2TokenStepTests {
+    /// A step that calls a method adding into the same property overwrites it, as reassigning does.
+    @Test func aMethodCalledAgainOverwritesItsToken() throws {
+        let h = Harness()
+        let objects = #""Player": {"host": "Home", "createdOn": "viewDidLoad", "methods": ["play"], "observers": [{"message": "AVAudioSessionInterruptionNotification", "kind": "token", "token": "interruption", "addOn": "play", "removeOn": "never"}]}"#
+        let json = scenarioJSON(objects: objects, steps: #"{"call": "play", "on": "Player"}, {"call": "play", "on": "Player"}, {"post": "AVAudioSessionInterruptionNotification"}"#)
+        let runner = ScenarioRunner(scenario: try Scenario.parse(Data(json.utf8)), file: "s.json", bus: h.bus, clock: h.clock)
+        try runner.run()
+        let log = h.take().filter { $0.contains("Player") || $0.hasPrefix("post") }
+        #expect(log == [
+            "attach Player to Home", "post didBecomeActive",
+            "add AVAudioSessionInterruptionNotification Player", "add AVAudioSessionInterruptionNotification Player",
+            "remove AVAudioSessionInterruptionNotification Player tokenReleased",
+            "post NamedMessage", "deliver NamedMessage -> Player",
+        ])
+        #expect(h.bus.observerCount == 1)
+        withExtendedLifetime(runner) {}
+    }
+}
+
+@Suite struct ScenarioV2SameMomentTests {
+    func run(order: String, kind: String) throws -> (Harness, [String]) {
+        let h = Harness()
+        let style = kind == "selector" ? #""kind": "selector""# : #""kind": "block", "capture": "weak", "token": "kb""#
+        let objects = #""Helper": {"host": "Home", "createdOn": "viewDidLoad", "methods": ["activate"], "observers": [{"message": "keyboardWillShow", \#(style), "addOn": "activate", "removeOn": "activate", "sameMoment": "\#(order)"}]}"#
+        let json = scenarioJSON(objects: objects, steps: #"{"call": "activate", "on": "Helper"}, {"call": "activate", "on": "Helper"}"#)
+        let runner = ScenarioRunner(scenario: try Scenario.parse(Data(json.utf8)), file: "s.json", bus: h.bus, clock: h.clock)
+        try runner.run()
+        h.keep(runner)
+        return (h, h.take().filter { $0.contains("keyboardWillShow Helper") })
+    }
+
+    /// The defensive re-add keeps one registration, by name for a selector and by its observation for a block.
+    @Test func removeFirstKeepsOneRegistration() throws {
+        let (selector, log) = try run(order: "removeFirst", kind: "selector")
+        #expect(log == ["remove keyboardWillShow Helper (nothing registered)", "add keyboardWillShow Helper",
+                        "remove keyboardWillShow Helper", "add keyboardWillShow Helper"])
+        #expect(selector.bus.observerCount == 1)
+        let (block, _) = try run(order: "removeFirst", kind: "block")
+        #expect(block.bus.observerCount == 1)
+    }
+
+    @Test func addFirstLeavesNothingRegistered() throws {
+        for kind in ["selector", "block"] {
+            let (h, log) = try run(order: "addFirst", kind: kind)
+            #expect(log.first == "add keyboardWillShow Helper", "\(kind)")
+            #expect(h.bus.observerCount == 0, "\(kind)")
+        }
+    }
+
+    @Test func anObjectsSameMomentMustSayItsOrder() {
+        let objects = #""Helper": {"host": "Home", "methods": ["activate"], "observers": [{"message": "keyboardWillShow", "kind": "token", "addOn": "activate", "removeOn": "activate"}]}"#
+        expectParseError(scenarioJSON(objects: objects), startingWith: "objects.Helper.observers[0].removeOn: added and removed at activate")
     }
 }

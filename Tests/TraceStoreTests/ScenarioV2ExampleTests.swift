@@ -102,7 +102,7 @@ import Testing
         ])
     }
 
-    @Test(arguments: ["v2-keyboard-helper-fixed", "v2-navigation-bar-category-fixed", "v2-popup-strong-block-fixed",
+    @Test(arguments: ["v2-keyboard-helper-leak-fixed", "v2-navigation-bar-category-fixed", "v2-popup-strong-block-fixed",
                       "v2-audio-interruption-unowned-fixed", "v2-remove-self-misses-block-fixed", "v2-removal-wrong-name-fixed",
                       "v2-token-overwritten-fixed"])
     func fixedVersionHasNoFinding(name: String) throws {
@@ -111,9 +111,11 @@ import Testing
     }
 
     /// Every example records the same trace twice: replaying it from its stored scenario is equal.
-    @Test(arguments: ["v2-keyboard-helper-leak", "v2-navigation-bar-category", "v2-popup-strong-block",
-                      "v2-audio-interruption-unowned", "v2-remove-self-misses-block", "v2-removal-wrong-name",
-                      "v2-token-overwritten", "v2-token-overwritten-fixed"])
+    static let bugs = ["v2-keyboard-helper-leak", "v2-navigation-bar-category", "v2-popup-strong-block",
+                       "v2-audio-interruption-unowned", "v2-remove-self-misses-block", "v2-removal-wrong-name",
+                       "v2-token-overwritten"]
+
+    @Test(arguments: bugs + bugs.map { $0 + "-fixed" })
     func exampleReplaysEqual(name: String) throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("\(name).trace")
@@ -121,5 +123,54 @@ import Testing
         try ScenarioRecording.record(scenario: data, file: "\(name).json", to: path)
         let report = try TraceReplayer.replayScenario(trace: path)
         #expect(report.isEqual, "\(report.diffText)")
+    }
+}
+
+/// Golden traces of two v2 examples: today's model must still record them event for event.
+@Suite struct ScenarioV2GoldenTests {
+    @Test(arguments: ["v2-keyboard-helper-leak", "v2-audio-interruption-unowned"])
+    func goldenReplaysEqual(name: String) throws {
+        let report = try TraceReplayer.replayScenario(trace: fixture(name))
+        #expect(report.isEqual, "\(report.diffText)")
+        #expect(report.expectedCount > 20)
+    }
+
+    @Test func goldenFindingsAreTheExamplesFindings() throws {
+        for name in ["v2-keyboard-helper-leak", "v2-audio-interruption-unowned"] {
+            let golden = try LeakAnalyzer.analyze(try TraceReader(path: fixture(name)), session: 1)
+            #expect(golden.map(\.fingerprint).sorted() == (try ScenarioV2ExampleTests.findings(of: name)).map(\.fingerprint).sorted())
+            #expect(!golden.isEmpty)
+        }
+    }
+}
+
+@Suite struct ScenarioV2FixTests {
+    /// A fix changes the code, not what happens to the app: the same root and steps as its bug.
+    @Test(arguments: ScenarioV2ExampleTests.bugs)
+    func fixedVersionRunsTheSameSession(name: String) throws {
+        let bug = try Scenario.parse(Data(contentsOf: URL(fileURLWithPath: example(name))))
+        let fixed = try Scenario.parse(Data(contentsOf: URL(fileURLWithPath: example(name + "-fixed"))))
+        #expect(bug.steps == fixed.steps)
+        #expect(bug.root == fixed.root)
+        #expect(bug.screens.keys.sorted() == fixed.screens.keys.sorted())
+        #expect(bug.objects.keys.sorted() == fixed.objects.keys.sorted())
+        #expect(bug != fixed)
+    }
+}
+
+@Suite struct ScenarioV2DocumentationTests {
+    /// Every format-v2 example is in the table of docs/SCENARIOS.md, and every example named there exists.
+    @Test func docsListEveryV2Example() throws {
+        let text = try String(contentsOf: repositoryFile("docs/SCENARIOS.md"), encoding: .utf8)
+        let files = try FileManager.default.contentsOfDirectory(atPath: repositoryFile("Examples").path)
+            .filter { $0.hasPrefix("v2-") && $0.hasSuffix(".json") && !$0.hasSuffix("-fixed.json") }.sorted()
+        #expect(files.count == 7)
+        for file in files { #expect(text.contains("`\(file)`"), "\(file) is not documented") }
+        let named = text.components(separatedBy: "`v2-").dropFirst().map { "v2-" + $0.prefix { $0 != "`" } }
+        for file in named {
+            #expect(FileManager.default.fileExists(atPath: repositoryFile("Examples/\(file)").path), "\(file) does not exist")
+            let fixed = file.replacingOccurrences(of: ".json", with: "-fixed.json")
+            #expect(FileManager.default.fileExists(atPath: repositoryFile("Examples/\(fixed)").path), "\(fixed) does not exist")
+        }
     }
 }

@@ -27,6 +27,11 @@ public enum LifecyclePhase: String, Codable, Sendable, CaseIterable {
     case removeChild
     /// The user cancelled an interactive pop or dismiss of this screen: it stays.
     case transitionCancelled
+    /// A touch passed through this screen's view: nothing visible and enabled under it.
+    case touchPassedThrough
+    /// This screen (or the application, when every screen let it through) received a touch;
+    /// the detail gives the point and the subview.
+    case touchReceived
 
     // The application.
     case launch

@@ -78,6 +78,12 @@ public struct LeakAnalyzer {
     /// Removals by name that found nothing: settled at ``finish()``, once it is known whether
     /// any owner of that type ever observed the name (a typo never is).
     private var pendingRemovals: [(finding: LeakFinding, ownerType: String?)] = []
+    /// Live observers that some post reached.
+    private var heard: Set<UInt64> = []
+    /// The last post or lifecycle step: a token released with none since it was added was dropped at once.
+    private var lastActivity: UInt64 = 0
+    /// Token observers released before hearing anything, by message, until it is next posted.
+    private var releasedUnheard: [String: [(observer: TraceState.Observer, seq: UInt64)]] = [:]
 
     private struct Key: Hashable {
         let rule: LeakRule
@@ -166,6 +172,7 @@ public struct LeakAnalyzer {
 
     /// Folds one event and checks the rules it can trigger.
     public mutating func consume(_ event: RecordedEvent) {
+        defer { if event.kind == .posted || event.kind == .lifecycle { lastActivity = event.seq } }
         switch event.kind {
         case .observerAdded where event.message == nil:
             if let id = event.observer { wildcardObservers.insert(id) }
@@ -178,12 +185,17 @@ public struct LeakAnalyzer {
         case .observerRemoved:
             if let id = event.observer { wildcardObservers.remove(id) }
             checkRemoval(event)
+            checkReleasedUnheard(event)
         case .posted:
             if let post = event.post, let message = event.message {
                 if recentPosts.count > 4_096 { recentPosts.removeAll(keepingCapacity: true) }
                 recentPosts[post] = message
+                if let unheard = releasedUnheard.removeValue(forKey: message) {
+                    for (observer, _) in unheard { reportOnce(.tokenReleasedUnheard, observer: observer, seq: event.seq) }
+                }
             }
         case .delivered, .skipped, .trapped:
+            if event.kind == .delivered, let observer = event.observer { heard.insert(observer) }
             checkDelivery(event)
         default:
             break
@@ -292,6 +304,20 @@ public struct LeakAnalyzer {
         findings.append(finding)
     }
 
+    /// A token dropped at once (released with no post or lifecycle step since it was added),
+    /// its owner alive: remembered until its message is next posted, which it would have heard.
+    /// A token released later, on purpose (when its screen disappears), is no finding.
+    private mutating func checkReleasedUnheard(_ event: RecordedEvent) {
+        guard let id = event.observer, let observer = state.observers[id] else { return }
+        let wasHeard = heard.remove(id) != nil
+        guard event.removalReason == .tokenReleased, observer.kind == .token, !wasHeard,
+              lastActivity < observer.addedAt, let message = observer.message else { return }
+        if let ownerID = observer.owner, let owner = state.owners[ownerID], owner.goneAt != nil || owner.released {
+            return
+        }
+        releasedUnheard[message, default: []].append((observer, event.seq))
+    }
+
     /// After a removal by owner (or by owner and name) in Foundation's form: the block and
     /// token observers it could not reach (only their observation or token removes them).
     private mutating func checkMissedBlocks(_ event: RecordedEvent) {
@@ -376,7 +402,7 @@ public struct LeakAnalyzer {
             message: message, observer: nil, owner: owner.flatMap { state.label(of: $0) }, ownerType: ownerRecord?.type,
             ownerLocation: ownerRecord?.host == nil ? nil : state.location(of: owner), observerKind: nil, capture: nil,
             callSite: callSite, addedAt: nil, ownerGoneAt: ownerRecord?.goneAt, ownerReleased: nil, seq: event.seq,
-            deliveriesAfter: [], deliveryCount: 0)
+            deliveriesAfter: [], deliveryCount: 0, ownerID: owner)
     }
 
     private func make(_ rule: LeakRule, observer: TraceState.Observer, seq: UInt64) -> LeakFinding {
@@ -389,6 +415,6 @@ public struct LeakAnalyzer {
             ownerLocation: owner?.host == nil ? nil : state.location(of: observer.owner),
             observerKind: observer.kind, capture: observer.capture,
             callSite: observer.callSite, addedAt: observer.addedAt, ownerGoneAt: owner?.goneAt, ownerReleased: nil,
-            seq: seq, deliveriesAfter: [], deliveryCount: 0)
+            seq: seq, deliveriesAfter: [], deliveryCount: 0, ownerID: observer.owner)
     }
 }

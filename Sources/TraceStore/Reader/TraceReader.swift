@@ -33,9 +33,11 @@ public final class TraceReader {
     ///   `.foreignDatabase` or `.unsupportedSchema` for each way the file can be unusable.
     public init(path: String) throws(TraceStoreError) {
         self.path = path
-        guard FileManager.default.fileExists(atPath: path) else {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw TraceStoreError(.fileNotFound, "\(path): no such file")
         }
+        guard !isDirectory.boolValue else { throw TraceStoreError(.notATrace, "\(path): a directory, not a trace") }
         if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size == 0 {
             throw TraceStoreError(.notATrace, "\(path): empty file, not a trace")
         }
@@ -70,6 +72,10 @@ public final class TraceReader {
         } catch {
             throw Self.damaged(path, error)
         }
+    }
+
+    static func negativeSeq(_ path: String, session: Int64, seq: Int64) -> TraceStoreError {
+        TraceStoreError(.notATrace, "\(path): trace is damaged: session \(session) holds event seq \(seq), and sequence numbers cannot be negative")
     }
 
     /// The interned string `id`, from the in-memory copy of the `strings` table.
@@ -151,7 +157,12 @@ public final class TraceReader {
         let wanted: Int64
         if let id { wanted = id } else { wanted = try lastSessionID() }
         guard let session = all.first(where: { $0.id == wanted }) else {
-            throw TraceStoreError(.misuse, "\(path): no session \(wanted) (sessions: \(all.map { String($0.id) }.joined(separator: ", ")))")
+            throw TraceStoreError(.noSuchSession(wanted), "\(path): no session \(wanted) (sessions: \(all.map { String($0.id) }.joined(separator: ", ")))")
+        }
+        // Sequence numbers are unsigned: a negative one is damage, refused here (one index probe) rather than
+        // trapping wherever it is read.
+        if let first = try db.scalar("SELECT seq FROM events WHERE session = ?1 ORDER BY seq LIMIT 1", .integer(wanted)), first < 0 {
+            throw Self.negativeSeq(path, session: wanted, seq: first)
         }
         return session
     }
@@ -264,18 +275,35 @@ public final class TraceReader {
         return state
     }
 
+    /// Compiles a user's query: SQL that does not compile is the caller's mistake, not a damaged trace.
+    private func compileQuery(_ sql: String) throws(TraceStoreError) -> Statement {
+        try queryError { () throws(TraceStoreError) in try db.prepareSingle(sql) }
+    }
+
     /// Runs read-only SQL and calls `body` with the column names once, then each row.
     ///
-    /// - Throws: ``TraceStoreError`` for SQL that fails or that would write (the
-    ///   connection is read-only, so nothing is changed either way).
+    /// - Throws: ``TraceStoreError`` of kind `.invalidArgument` for SQL that does not compile, that is
+    ///   more than one statement, or that would write (the connection is read-only, so nothing is changed
+    ///   either way), or that fails while it runs with SQLite's generic `SQLITE_ERROR` (an integer
+    ///   overflow, a bad argument to a function); SQLite's own error for anything else (a damaged file).
     public func query(_ sql: String, columns: ([String]) throws -> Void, row: ([SQLValue]) throws -> Void) throws {
-        let statement = try db.prepare(sql)
+        let statement = try compileQuery(sql)
         guard statement.isReadOnly else {
-            throw TraceStoreError(.sqlite(.readOnly), "trace is opened read-only; only queries are allowed", sql: sql)
+            throw TraceStoreError(.invalidArgument, "trace is opened read-only; only queries are allowed - while executing `\(sql)`")
         }
         try columns((0..<statement.columnCount).map(statement.columnName))
-        while try statement.step() {
+        while try queryError({ () throws(TraceStoreError) in try statement.step() }) {
             try row((0..<statement.columnCount).map(statement.value))
+        }
+    }
+
+    /// Runs `body`, turning SQLite's generic error into the caller's mistake.
+    private func queryError<T>(_ body: () throws(TraceStoreError) -> T) throws(TraceStoreError) -> T {
+        do {
+            return try body()
+        } catch {
+            guard error.kind == .sqlite(.error) else { throw Self.damaged(path, error) }
+            throw TraceStoreError(.invalidArgument, error.description)
         }
     }
 }

@@ -175,7 +175,7 @@ public struct TraceState: Sendable {
                 break
             }
             owners[id] = owner
-        case .sessionStarted, .sessionEnded, .delivered, .trapped, .actionRouted, .bridgeRejected:
+        case .sessionStarted, .sessionEnded, .delivered, .enqueued, .trapped, .actionRouted, .bridgeRejected:
             break
         }
     }
