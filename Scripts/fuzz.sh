@@ -5,8 +5,8 @@
 #   Scripts/fuzz.sh --reproduce TARGET FILE ...   run TARGET once on each FILE (a crash input)
 #
 # TARGETs: scenario (Scenario.parse, then the scenario run through the lifecycle model),
-# trace (a mutated trace file through TraceReader, the TraceState fold, LeakAnalyzer and
-# the verifier), bridge (FoundationBridge on hostile userInfo, recorded into a trace file).
+# trace (a mutated trace file, or a real one with rows changed through SQL, through
+# TraceReader, the TraceState fold, LeakAnalyzer and the verifier), bridge (FoundationBridge on hostile userInfo, recorded into a trace file).
 # Default: all three, one after the other.
 #
 # Work files live in .build-fuzz/ (gitignored): corpus/TARGET grows across runs, seeded
@@ -74,7 +74,7 @@ seed() {
     local target=$1 corpus=$2
     case "$target" in
         scenario) cp "$root"/Examples/*.json "$root"/Fuzz/seeds/scenario/* "$corpus"/ ;;
-        trace) find "$root/Tests/Fixtures" -name '*.trace' -exec cp {} "$corpus"/ \; ;;
+        trace) find "$root/Tests/Fixtures" -name '*.trace' -exec cp {} "$corpus"/ \; ; cp "$root"/Fuzz/seeds/trace/* "$corpus"/ ;;
         bridge) cp "$root"/Fuzz/seeds/bridge/* "$corpus"/ ;;
     esac
 }
