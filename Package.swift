@@ -36,10 +36,13 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // `swift run RecordExistingApp`: an app written against NotificationCenter, recorded (README).
+        .executableTarget(name: "RecordExistingApp", dependencies: ["NotifyBus", "TraceStore"],
+                          path: "Examples/RecordExistingApp"),
         .testTarget(name: "NotifyBusTests", dependencies: ["NotifyBus", "TestSupport"]),
         .testTarget(name: "AppModelTests", dependencies: ["AppModel", "NotifyBus", "TestSupport"]),
         .target(name: "TestSupport", path: "Tests/TestSupport"),
-        .testTarget(name: "TraceStoreTests", dependencies: ["TraceStore", "NotifyBus", "AppModel", "ScenarioTrace", "TestSupport", "trace-crash-child"]),
+        .testTarget(name: "TraceStoreTests", dependencies: ["TraceStore", "NotifyBus", "AppModel", "ScenarioTrace", "TestSupport", "trace-crash-child", "RecordExistingApp"]),
         // The process the crash-safety tests kill; not a product.
         .executableTarget(name: "trace-crash-child", dependencies: ["TraceStore", "NotifyBus"], path: "Tests/CrashChild"),
         // Random operation sequences against a reference model, scenario → trace → fold round trips.

@@ -13,27 +13,40 @@ cd "$(dirname "$0")/.."
 sizes=("${@:-1000000}")
 traces=${TRACES:-/tmp/notifybus-read-traces}
 mkdir -p "$traces"
-swift build -c release --product tracectl >&2
-swift build -c release --package-path Benchmarks >&2
+if [ -z "${SKIP_BUILD:-}" ]; then
+    swift build -c release --product tracectl >&2
+    swift build -c release --package-path Benchmarks >&2
+fi
 tracectl=$PWD/.build/release/tracectl
 bench=$PWD/Benchmarks/.build/release/notifybus-bench
 
-# median of 3 wall-clock runs of "$@", in seconds; exit status 0 or 1 (findings) is fine
+# median of 3 runs of "$@": "CPU WALL" in seconds (CPU = user + sys, the figure that stays put
+# on a shared machine; wall clock moves with the load). Exit status 0 or 1 (findings) is fine.
 time3() {
-    local times=()
+    local cpus=() walls=() out
+    out=$(mktemp)
     "$@" > /dev/null 2>&1 || [ $? -eq 1 ]
     for _ in 1 2 3; do
-        local start end
-        start=$(date +%s.%N)
-        "$@" > /dev/null 2>&1 || [ $? -eq 1 ]
-        end=$(date +%s.%N)
-        times+=("$(echo "$end - $start" | bc)")
+        /usr/bin/time -f "%U %S %e" -o "$out" "$@" > /dev/null 2>&1 || [ $? -eq 1 ]
+        read -r user sys wall < <(tail -n 1 "$out")
+        cpus+=("$(echo "$user + $sys" | bc)")
+        walls+=("$wall")
     done
-    printf '%s\n' "${times[@]}" | sort -n | sed -n 2p
+    rm -f "$out"
+    echo "$(printf '%s\n' "${cpus[@]}" | sort -n | sed -n 2p) $(printf '%s\n' "${walls[@]}" | sort -n | sed -n 2p)"
 }
 
-echo "| events | trace | command | seconds | plain scan | ratio |"
-echo "| --- | --- | --- | --- | --- | --- |"
+# "| ... | CPU s | scan CPU s | ratio | wall s | scan wall s | ratio |"
+row() {
+    local n=$1 kind=$2 label=$3 measured=$4 scan=$5
+    read -r cpu wall <<< "$measured"
+    read -r scancpu scanwall <<< "$scan"
+    printf '| %s | %s | `%s` | %.2f | %.2f | %.2f× | %.2f | %.2f | %.2f× |\n' "$n" "$kind" "$label" \
+        "$cpu" "$scancpu" "$(echo "$cpu / $scancpu" | bc -l)" "$wall" "$scanwall" "$(echo "$wall / $scanwall" | bc -l)"
+}
+
+echo "| events | trace | command | CPU s | scan CPU s | CPU ratio | wall s | scan wall s | wall ratio |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 for n in "${sizes[@]}"; do
     closed=$traces/closed-$n.trace killed=$traces/killed-$n.trace
     [ -f "$closed" ] || "$bench" --generate "$n" "$closed" >&2
@@ -44,8 +57,7 @@ for n in "${sizes[@]}"; do
         last=$(sqlite3 "$trace" 'SELECT max(seq) FROM events')
         observer=$(sqlite3 "$trace" "SELECT observer FROM events WHERE seq = (SELECT min(seq) FROM events WHERE kind = 5 AND seq > $last / 2)")
         while IFS='|' read -r label command; do
-            seconds=$(time3 bash -c "$command")
-            printf '| %s | %s | `%s` | %.2f | %.2f | %.2f× |\n' "$n" "$kind" "$label" "$seconds" "$scan" "$(echo "$seconds / $scan" | bc -l)"
+            row "$n" "$kind" "$label" "$(time3 $command)" "$scan"
         done <<COMMANDS
 sessions|$tracectl sessions $trace
 stats|$tracectl stats $trace
@@ -60,15 +72,13 @@ events --kind lifecycle|$tracectl events $trace --kind lifecycle
 diff (the trace against itself)|$tracectl diff $trace $trace
 COMMANDS
     done
-    # Finishing a copy of the killed trace.
+    # Finishing a copy of the killed trace, once.
     copy=$traces/finish-$n.trace
     scan=$(time3 sqlite3 "$killed" 'SELECT count(*), sum(length(payload)) FROM events')
-    start=$(date +%s.%N)
-    cp "$killed" "$copy"; for suffix in -wal -shm; do [ -f "$killed$suffix" ] && cp "$killed$suffix" "$copy$suffix"; done
-    copied=$(date +%s.%N)
-    "$tracectl" finish "$copy" > /dev/null
-    end=$(date +%s.%N)
-    seconds=$(echo "$end - $copied" | bc)
-    printf '| %s | killed | `%s` | %.2f | %.2f | %.2f× |\n' "$n" "finish (once, on a copy)" "$seconds" "$scan" "$(echo "$seconds / $scan" | bc -l)"
+    cp "$killed" "$copy"; for suffix in -wal -shm; do if [ -f "$killed$suffix" ]; then cp "$killed$suffix" "$copy$suffix"; fi; done
+    out=$(mktemp)
+    /usr/bin/time -f "%U %S %e" -o "$out" "$tracectl" finish "$copy" > /dev/null
+    read -r user sys wall < <(tail -n 1 "$out"); rm -f "$out"
+    row "$n" killed "finish (once, on a copy)" "$(echo "$user + $sys" | bc) $wall" "$scan"
     rm -f "$copy" "$copy-wal" "$copy-shm"
 done

@@ -169,7 +169,7 @@ public final class AppModel {
     ///   - duration: The transition's length (seed 001's `transitionDuration`); the clock advances by it.
     public func present(_ screen: Screen, style: PresentationStyle = .fullScreen, duration: Double = 0) throws(NotifyBusError) {
         guard root != nil else { throw NotifyBusError("the app is not launched") }
-        guard duration >= 0 else { throw NotifyBusError("a duration cannot be negative") }
+        try checkInterval(duration, "a duration")
         let covered = style == .fullScreen ? visibleScreens : []
         introduce(screen)
         record(.present, on: screen, detail: style.rawValue + (duration > 0 ? " \(duration)s" : ""))
@@ -260,7 +260,7 @@ public final class AppModel {
 
     /// Time passes.
     public func wait(seconds: Double) throws(NotifyBusError) {
-        guard seconds >= 0 else { throw NotifyBusError("cannot wait a negative time") }
+        try checkInterval(seconds, "a wait")
         record(.wait, on: application, detail: "\(seconds)s")
         clock.advance(bySeconds: seconds)
     }
@@ -274,7 +274,7 @@ public final class AppModel {
     /// The keyboard appears: will change frame, will show, then (after the animation)
     /// did change frame, did show.
     public func showKeyboard(height: Double = 336) throws(NotifyBusError) {
-        guard height > 0 else { throw NotifyBusError("the keyboard needs a positive height") }
+        guard height.isFinite, height > 0 else { throw NotifyBusError("the keyboard needs a positive height") }
         let bounds = screenBounds
         let begin = keyboardFrame ?? Rect(x: 0, y: bounds.height, width: bounds.width, height: height)
         let end = Rect(x: 0, y: bounds.height - height, width: bounds.width, height: height)

@@ -18,7 +18,7 @@ extension AppModel {
     ///
     /// - Parameter duration: The gesture's length; the clock advances by it between the two halves.
     public func interactivePop(_ outcome: InteractiveOutcome, duration: Double = 0) throws(NotifyBusError) {
-        guard duration >= 0 else { throw NotifyBusError("a duration cannot be negative") }
+        try checkInterval(duration, "a duration")
         let navigation = try currentNavigation()
         guard navigation.screens.count > 1 else { throw NotifyBusError("nothing to pop") }
         let top = navigation.top
@@ -43,7 +43,7 @@ extension AppModel {
     /// full-screen presentation covered will-appear, will-disappear and did-disappear (a
     /// sheet's presenter stays on screen and gets nothing).
     public func interactiveDismiss(_ outcome: InteractiveOutcome, duration: Double = 0) throws(NotifyBusError) {
-        guard duration >= 0 else { throw NotifyBusError("a duration cannot be negative") }
+        try checkInterval(duration, "a duration")
         guard let presentation = presentations.last else { throw NotifyBusError("nothing presented to dismiss") }
         let top = presentation.navigation.top
         switch outcome {

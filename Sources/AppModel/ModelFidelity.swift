@@ -18,6 +18,25 @@ public enum ModelFidelity: Int, Sendable, CaseIterable, Comparable {
 }
 
 extension AppModel {
+    /// The longest interval one operation may take (a wait, a transition, a gesture), in
+    /// seconds: 1,000,000 (11.6 days).
+    public static let longestInterval = 1_000_000.0
+    /// How far the app's clock may run: 100 years, in nanoseconds. Trace times are signed
+    /// 64-bit nanoseconds (292 years); a scenario that would pass this is refused.
+    public static let clockLimit: UInt64 = 100 * 365 * 86_400 * 1_000_000_000
+
+    /// Checks an interval an operation is about to take.
+    func checkInterval(_ seconds: Double, _ what: String) throws(NotifyBusError) {
+        guard seconds.isFinite else { throw NotifyBusError("\(what) must be a finite number of seconds") }
+        guard seconds >= 0 else { throw NotifyBusError("\(what) cannot be negative") }
+        guard seconds <= Self.longestInterval else {
+            throw NotifyBusError("\(what) must be at most \(Int(Self.longestInterval)) seconds")
+        }
+        guard clock.now <= Self.clockLimit - UInt64((seconds * 1_000_000_000).rounded()) else {
+            throw NotifyBusError("the app's clock would pass 100 years")
+        }
+    }
+
     /// After the interface turned with the keyboard up: the keyboard keeps its height,
     /// takes the new width and sits at the new bottom; will-change-frame, then (after the
     /// animation) did-change-frame.

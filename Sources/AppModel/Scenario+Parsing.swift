@@ -32,6 +32,8 @@ struct ScenarioParser {
     var objectMethods: [String: [String]] = [:]
     /// The token properties of each screen and object, for `drop` steps.
     var tokenNames: [String: Set<String>] = [:]
+    /// The seconds the steps read so far add to the clock.
+    var elapsed: Double = 0
 
     mutating func scenario(_ json: Any) throws(NotifyBusError) -> Scenario {
         let top = try object(json, "", keys: ["name", "screens", "root", "steps"], optional: ["objects", "messages", "format"])
@@ -243,7 +245,7 @@ struct ScenarioParser {
         }
     }
 
-    private func step(_ value: Any?, _ path: String) throws(NotifyBusError) -> Step {
+    private mutating func step(_ value: Any?, _ path: String) throws(NotifyBusError) -> Step {
         guard let fields = value as? [String: Any] else { throw NotifyBusError("expected an object with one step", path: path) }
         let stepKeys = ["push", "pop", "popToRoot", "present", "dismiss", "selectTab", "keyboard", "background",
                         "foreground", "interrupt", "rotate", "action", "wait", "interactivePop", "interactiveDismiss",
@@ -274,14 +276,17 @@ struct ScenarioParser {
                 try choice(value, "\(path).style", Dictionary(uniqueKeysWithValues: PresentationStyle.allCases.map { ($0.rawValue, $0) }), what: "presentation style")
             } ?? .fullScreen
             let duration = try fields["duration"].map { (value: Any) throws(NotifyBusError) -> Double in try seconds(value, "\(path).duration") } ?? 0
+            try spend(duration, "\(path).duration")
             return .present(try screenName(argument, here), style: style, duration: duration)
         case "selectTab":
             return .selectTab(try integer(argument, here))
         case "keyboard":
             let action = try choice(argument, here, ["show": true, "hide": false], what: "keyboard action")
             if action {
-                let height = try fields["height"].map { (value: Any) throws(NotifyBusError) -> Double in try seconds(value, "\(path).height") } ?? 336
-                guard height > 0 else { throw NotifyBusError("must be positive", path: "\(path).height") }
+                let height = try fields["height"].map { (value: Any) throws(NotifyBusError) -> Double in try number(value, "\(path).height") } ?? 336
+                guard height.isFinite, height > 0, height <= Self.largestCoordinate else {
+                    throw NotifyBusError("must be a positive number of points up to \(Int(Self.largestCoordinate))", path: "\(path).height")
+                }
                 return .showKeyboard(height: height)
             }
             if fields["height"] != nil { throw NotifyBusError("height goes with show", path: "\(path).height") }
@@ -296,11 +301,14 @@ struct ScenarioParser {
             guard fields["from"] != nil else { throw NotifyBusError("an action needs from: the screen that sends it", path: "\(path).from") }
             return .action(name, from: try screenName(fields["from"], "\(path).from"))
         case "wait":
-            return .wait(try seconds(argument, here))
+            let seconds = try seconds(argument, here)
+            try spend(seconds, here)
+            return .wait(seconds)
         case "interactivePop", "interactiveDismiss":
             let outcomes = Dictionary(uniqueKeysWithValues: InteractiveOutcome.allCases.map { ($0.rawValue, $0) })
             let outcome = try choice(argument, here, outcomes, order: InteractiveOutcome.allCases.map(\.rawValue), what: "outcome")
             let duration = try fields["duration"].map { (value: Any) throws(NotifyBusError) -> Double in try seconds(value, "\(path).duration") } ?? 0
+            try spend(duration, "\(path).duration")
             return key == "interactivePop" ? .interactivePop(outcome, duration: duration) : .interactiveDismiss(outcome, duration: duration)
         case "addChild":
             guard let parent = fields["to"] else { throw NotifyBusError("an addChild step needs to", path: "\(path).to") }
@@ -396,10 +404,26 @@ struct ScenarioParser {
         return Int(value)
     }
 
+    /// A number of seconds one operation takes: finite, from 0 to ``AppModel/longestInterval``.
     func seconds(_ value: Any?, _ path: String) throws(NotifyBusError) -> Double {
         let value = try number(value, path)
-        guard value >= 0, value.isFinite else { throw NotifyBusError("must not be negative", path: path) }
+        guard value.isFinite else { throw NotifyBusError("must be a finite number", path: path) }
+        guard value >= 0 else { throw NotifyBusError("must not be negative", path: path) }
+        guard value <= AppModel.longestInterval else {
+            throw NotifyBusError("must be at most \(Int(AppModel.longestInterval)) seconds", path: path)
+        }
         return value
+    }
+
+    /// Adds a wait or transition to the scenario's elapsed time, refusing it past ``Scenario/maximumDuration``.
+    mutating func spend(_ seconds: Double, _ path: String) throws(NotifyBusError) {
+        guard seconds <= Scenario.maximumDuration - elapsed else {
+            let limit = Int(Scenario.maximumDuration)
+            throw NotifyBusError(elapsed == 0 ? "\(seconds) seconds is longer than a scenario can run (at most \(limit) in all)"
+                                 : "\(seconds) seconds more is longer than a scenario can run (\(elapsed) already; at most \(limit) in all)",
+                                 path: path)
+        }
+        elapsed += seconds
     }
 
     func choice<T>(_ value: Any?, _ path: String, _ options: [String: T], order: [String]? = nil,

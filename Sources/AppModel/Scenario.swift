@@ -6,6 +6,14 @@ public import NotifyBus
 /// The JSON format is documented in `SCENARIOS.md`; ``parse(_:)`` reads it
 /// strictly: unknown keys and names are errors that name their path.
 public struct Scenario: Sendable, Equatable {
+    /// The most time, in seconds, a scenario's waits and transitions may add up to: the
+    /// model's clock limit, 100 years (``AppModel/clockLimit``).
+    ///
+    /// The recorded clock counts nanoseconds in a `UInt64`, which holds about 584 years; this bound
+    /// keeps a scenario far inside it, so that waits adding up too far are an error naming the
+    /// step's path when the file is read, not a trap or a half-recorded run.
+    public static let maximumDuration = Double(AppModel.clockLimit / 1_000_000_000)
+
     public var name: String
     public var screens: [String: ScreenSpec]
     public var root: RootSpec
@@ -123,12 +131,12 @@ public enum Step: Sendable, Equatable {
     case addChild(String, to: String)
     /// The live child screen of that name leaves its parent.
     case removeChild(String)
+    /// The user taps the screen at this point.
+    case tap(x: Double, y: Double)
     /// A notification outside the typed catalog, posted with a JSON payload (format v2).
     case post(String, payload: JSONValue)
     /// A step about objects and their tokens (format v2).
     case object(ObjectStep)
-    /// The user taps the screen at this point.
-    case tap(x: Double, y: Double)
 
     /// The step's key in the file, which its error paths end with.
     public var key: String {

@@ -54,8 +54,10 @@ public enum ScenarioRecording {
         // the app model is alive, as a replay does, so neither records its teardown.
         bus.sweepReleasedOwners()
         try withExtendedLifetime(runner) { () throws(TraceStoreError) in try recorder.close() }
+        // A -wal left at the destination by a killed run would be read as part of the new file.
+        TraceFiles.removeSideFiles(of: path)
         guard rename(temporary, path) == 0 else {
-            throw TraceStoreError(.misuse, "cannot move the trace into place at \(path): \(String(cString: strerror(errno)))")
+            throw TraceStoreError(.cannotCreate, "cannot move the trace into place at \(path): \(String(cString: strerror(errno)))")
         }
         finished = true
         return Summary(path: path, sessionID: recorder.sessionID, scenarioName: scenario.name,

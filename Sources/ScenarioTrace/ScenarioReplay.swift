@@ -32,7 +32,7 @@ extension TraceReplayer {
             file = String(site[..<range.lowerBound])
             return false
         }
-        return try capture(output: output, name: parsed.name + " (replay)", scenario: String(decoding: data, as: UTF8.self),
+        return try capture(trace: trace, output: output, name: parsed.name + " (replay)", scenario: String(decoding: data, as: UTF8.self),
                            expected: reader, session: recorded.id) { bus, clock in
             let runner = ScenarioRunner(scenario: parsed, file: file, bus: bus, clock: clock)
             do {

@@ -9,13 +9,23 @@ struct TraceCtl: ParsableCommand {
             A trace is an SQLite file holding every post, delivery, observer change and lifecycle step of a session.
             Start with `tracectl demo`, then `tracectl leaks TRACE`.
 
-            Exit codes: 0 success; 1 leaks found (leaks), divergence (replay, diff) or problems (verify);
-            64 usage error; 65 input that is not a valid scenario or trace; 66 input file missing.
+            Exit codes:
+              0   success
+              1   findings only: leaks, a divergence (replay, diff), problems (verify)
+              64  usage error: a bad option, query or output path
+              65  not a valid scenario, trace or baseline, or a damaged trace
+              66  an input file missing or unopenable
+              69  no such session in the trace
+              70  internal error
+              73  an output file cannot be created
+              74  I/O error
+              75  the trace is locked by another process: try again
             """,
         version: "0.1.0",
         subcommands: [
             Demo.self, Record.self, Leaks.self, Sessions.self, Events.self, Observers.self, Stats.self,
             SQL.self, Verify.self, Replay.self, Diff.self, Finish.self,
+            Timeline.self, Export.self,
         ]
     )
 }

@@ -173,7 +173,7 @@ import Testing
         #expect(h.app.state == .active)
     }
 
-    @Test func keyboardShowAndHidePostFramesCurveAndDuration() throws {
+    @MainActor @Test func keyboardShowAndHidePostFramesCurveAndDuration() throws {
         let h = Harness()
         try h.app.launch(root: .screen(Screen(name: "Home")))
         _ = h.take()

@@ -22,8 +22,6 @@ final class Harness {
     let app: AppModel
     private var mark = 0
     private var kept: [AnyObject] = []
-    /// Something to keep alive as long as the harness (a scenario runner and its app).
-    var keepAlive: AnyObject?
 
     init() {
         bus = Bus(sink: sink, clock: clock.traceClock)
@@ -68,6 +66,8 @@ final class Harness {
                 line = "attach \(labels[owner] ?? "?") to \(labels[host] ?? "?")"
             case .ownerReleased(let owner, _):
                 line = "released \(labels[owner] ?? "?")"
+            case .enqueued(let post, let observer):
+                line = "enqueue \(messages[post] ?? "?") -> \(observerOwner[observer].flatMap { labels[$0] } ?? "?")"
             case .trapped(let post, let observer, _):
                 line = "trap \(messages[post] ?? "?") -> #\(observerOwner[observer].map(String.init) ?? "?")"
             }

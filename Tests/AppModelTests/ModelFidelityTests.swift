@@ -3,7 +3,7 @@ import NotifyBus
 import TestSupport
 import Testing
 
-@Suite struct ModelFidelityTests {
+@MainActor @Suite struct ModelFidelityTests {
     @Test func dismissingASheetForcesAnOrientationThePresenterSupports() throws {
         let h = Harness()
         try h.app.launch(root: .navigation([Screen(name: "Home", supportedOrientations: .portrait)]))

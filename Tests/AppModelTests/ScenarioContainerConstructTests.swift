@@ -14,7 +14,7 @@ import Testing
     func run(_ json: String) throws -> Harness {
         let h = Harness()
         let runner = ScenarioRunner(scenario: try Scenario.parse(Data(json.utf8)), file: "s.json", bus: h.bus, clock: h.clock)
-        h.keepAlive = runner
+        h.keep(runner)
         try runner.run()
         return h
     }

@@ -2,7 +2,7 @@ import NotifyBus
 import Testing
 
 @Suite struct BusRecordingTests {
-    @Test func everyChangeReachesTheSinkWithIncreasingSequenceNumbers() {
+    @MainActor @Test func everyChangeReachesTheSinkWithIncreasingSequenceNumbers() {
         let sink = MemoryTraceSink()
         let clock = ManualClock()
         let bus = Bus(sink: sink, clock: clock.traceClock)

@@ -2,7 +2,7 @@ import Foundation
 import NotifyBus
 import Testing
 
-@Suite struct FoundationBridgeTests {
+@MainActor @Suite struct FoundationBridgeTests {
     let center = NotificationCenter()
 
     @Test func keyboardNotificationBecomesTypedMessage() {

@@ -28,5 +28,6 @@ func describe(_ event: TraceEvent) -> String {
     case .ownerAttached(let owner, let host): "attach \(owner) to \(host)"
     case .ownerReleased(let owner, let retainedBy): "released \(owner)\(retainedBy.map { " kept by \($0)" } ?? "")"
     case .trapped(let post, let observer, let reason): "trap \(post)->\(observer) \(reason.rawValue)"
+    case .enqueued(let post, let observer): "enqueue \(post)->\(observer)"
     }
 }

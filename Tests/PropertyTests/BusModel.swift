@@ -128,7 +128,7 @@ enum ModelEvent: Equatable, CustomStringConvertible {
             self = .posted(post: post, message: message.messageName, sender: sender, parent: parent, origin: origin)
         case .delivered(let post, let observer): self = .delivered(post: post, observer: observer)
         case .skipped(let post, let observer): self = .skipped(post: post, observer: observer)
-        case .ownerAttached, .lifecycle, .actionRouted, .bridgeRejected: self = .unexpected("\(kind)")
+        case .ownerAttached, .lifecycle, .actionRouted, .bridgeRejected, .enqueued: self = .unexpected("\(kind)")
         }
     }
 

@@ -7,7 +7,7 @@ import Testing
 
 /// Each observer kind × how it is removed × whether its owner lives, on plain
 /// objects (no screens), with the exact findings the analysis gives.
-@Suite struct ObserverKindLeakTests {
+@MainActor @Suite struct ObserverKindLeakTests {
     enum Kind: String, CaseIterable, CustomStringConvertible {
         case selectorModern, selectorLegacy, blockStrong, blockWeak, blockUnowned, token
         var description: String { rawValue }
@@ -160,7 +160,7 @@ import Testing
 }
 
 /// The revised rules' false positives: what must not be reported.
-@Suite struct LeakRuleBoundaryTests {
+@MainActor @Suite struct LeakRuleBoundaryTests {
     static func analyze(_ body: (Bus) -> Void) throws -> [LeakFinding] {
         let dir = try TemporaryDirectory()
         let path = dir.file("t.trace")
@@ -254,7 +254,7 @@ import Testing
 
 /// Fingerprints must not depend on how much came before (issue 13: caches of 16,384
 /// removed observers and 4,096 posts used to decide them).
-@Suite struct FingerprintStabilityTests {
+@MainActor @Suite struct FingerprintStabilityTests {
     static func unbalancedFingerprint(removedBefore: Int, postsBefore: Int) throws -> String {
         let findings = try LeakRuleBoundaryTests.analyze { bus in
             let screen = LeakRuleBoundaryTests.Screen()

@@ -81,6 +81,13 @@ import Testing
             ("stats", TraceStats.scanSQL, [s]),
             ("verify", TraceVerification.scanSQL, [s]),
         ]
+        let leaks = reader.eventQuery(session: session, filter: EventFilter(), payloads: false,
+                                      condition: "\(RowWalk.name)(e.seq, e.kind, e.observer)")
+        all.append(("leaks", leaks.sql, leaks.values))
+        for at in [UInt64(40), nil] {
+            let state = reader.stateQuery(session: session, at: at)
+            all.append(("observers --at \(at.map(String.init) ?? "end")", state.sql, state.values))
+        }
         let filters: [(String, EventFilter)] = [
             ("leaks, observers, replay, diff, events", EventFilter()),
             ("observers --at", EventFilter(until: 40)),
@@ -107,6 +114,7 @@ import Testing
         return [
             ("sessions: first event", TraceReader.firstEventSQL, [s]),
             ("sessions: last events", TraceReader.lastEventsSQL, [s]),
+            ("observers --at: the last event", TraceReader.lastEventAtSQL, [s, .integer(40)]),
             ("stats: a late delivery's post", TraceStats.postLookupSQL(indexed: reader.hasIndexes), [s, .integer(3)]),
         ]
     }

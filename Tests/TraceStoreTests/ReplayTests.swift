@@ -21,7 +21,7 @@ final class KeyboardAvoider: TraceLabeled, @unchecked Sendable {
     }
 }
 
-@Suite struct ReplayTests {
+@MainActor @Suite struct ReplayTests {
     @Test(arguments: ["seed000-keyboard-leak", "seed004-keyboard-timing", "pagesheet-keyboard", "demo"])
     func goldenTracesReplayEqual(name: String) throws {
         let report = try TraceReplayer.replayScenario(trace: fixture(name))

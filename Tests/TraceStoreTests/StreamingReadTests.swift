@@ -51,6 +51,37 @@ import Testing
         #expect(Dictionary(uniqueKeysWithValues: stats.kinds.map { ($0.kind, $0.count) }) == kinds)
     }
 
+    /// `leaks` leaves inside SQLite the deliveries that cannot trigger a rule: the findings
+    /// are those of folding every event.
+    @Test(arguments: traces)
+    func leaksWithDeliveriesFilteredEqualFoldingEverything(trace: String) throws {
+        let reader = try TraceReader(path: fixture(trace))
+        let session = try reader.lastSessionID()
+        var configuration = LeakAnalyzer.Configuration()
+        if let semantics = try reader.session(session).selectorSemantics { configuration.selectorSemantics = semantics }
+        var everything = LeakAnalyzer(configuration: configuration)
+        try reader.forEachEvent(session: session) { everything.consume($0); return true }
+        let expected = everything.finish()
+        #expect(try LeakAnalyzer.analyze(reader, session: session, configuration: configuration) == expected)
+    }
+
+    /// `observers --at` reads only the events that change the state: the state is that of folding every event.
+    @Test(arguments: traces)
+    func stateFromTheEventsThatChangeItEqualsFoldingEverything(trace: String) throws {
+        let reader = try TraceReader(path: fixture(trace))
+        let session = try reader.lastSessionID()
+        let count = try reader.session(session).eventCount
+        for at in [UInt64(0), UInt64(count / 3), UInt64(count / 2), UInt64(count), nil] {
+            var everything = TraceState()
+            try reader.forEachEvent(session: session, filter: EventFilter(until: at)) { everything.apply($0); return true }
+            let state = try reader.state(session: session, at: at)
+            #expect(state.seq == everything.seq)
+            #expect(state.liveObservers == everything.liveObservers)
+            #expect(state.owners == everything.owners)
+            #expect(state.applicationState == everything.applicationState)
+        }
+    }
+
     /// A copy of a fixture, damaged by `sql`, verified.
     func verifyDamaged(_ sql: String) throws -> [String] {
         let dir = try TemporaryDirectory()

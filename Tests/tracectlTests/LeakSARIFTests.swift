@@ -86,7 +86,7 @@ private final class Screen: TraceLabeled, Sendable {
         }
     }
 
-    @Test func scenarioFindingsPointAtTheScenarioFileAndTheObserversPath() throws {
+    @Test func scenarioFindingsPointAtTheScenarioFileTheObserversLineAndPath() throws {
         let dir = try Scratch()
         let trace = dir.file("leak.trace")
         #expect(try tracectl("record", example("seed000-keyboard-leak"), "-o", trace).status == 0)
@@ -95,11 +95,17 @@ private final class Screen: TraceLabeled, Sendable {
             let location = try #require((result["locations"] as? [[String: Any]])?.first)
             let physical = try #require(location["physicalLocation"] as? [String: Any])
             let uri = try #require((physical["artifactLocation"] as? [String: Any])?["uri"] as? String)
+            let line = (physical["region"] as? [String: Any])?["startLine"] as? Int ?? 0
             let logical = try #require((location["logicalLocations"] as? [[String: Any]])?.first)
-            return "\(uri) \(logical["fullyQualifiedName"] as? String ?? "?")"
+            return "\(uri):\(line) \(logical["fullyQualifiedName"] as? String ?? "?")"
         }
-        #expect(places == ["seed000-keyboard-leak.json screens.Login.observers[0]",
-                           "seed000-keyboard-leak.json screens.Login.observers[1]"])
+        // The lines of the scenario file where Login's two observers are declared.
+        let lines = try String(contentsOfFile: example("seed000-keyboard-leak"), encoding: .utf8)
+            .split(separator: "\n", omittingEmptySubsequences: false)
+        let declared = lines.indices.filter { lines[$0].contains(#"{ "message": "keyboardWill"#) }.map { $0 + 1 }
+        #expect(declared.count == 2)
+        #expect(places == ["seed000-keyboard-leak.json:\(declared[0]) screens.Login.observers[0]",
+                           "seed000-keyboard-leak.json:\(declared[1]) screens.Login.observers[1]"])
     }
 
     @Test func swiftFindingsPointAtTheFileAndLineThatAddedTheObserver() throws {

@@ -68,7 +68,7 @@ import Testing
         let count = try tracectl("sql", trace, "SELECT count(*) AS n FROM events")
         #expect(count.status == 0)
         let write = try tracectl("sql", trace, "DELETE FROM events")
-        #expect(write.status == 1)
+        #expect(write.status == 64)
         #expect(write.stderr.contains("read-only"))
         #expect(try tracectl("sql", trace, "SELECT count(*) AS n FROM events").stdout == count.stdout)
         let live = try #require(try json(try tracectl("sql", trace, "SELECT message, owner_label FROM observers WHERE removed_seq IS NULL", "--format", "json").stdout) as? [[String: Any]])

@@ -48,3 +48,16 @@ import Testing
         #expect(sessions[0]["hasScenario"] as? Bool == true)
     }
 }
+
+@Suite struct RecordNumberLimitTests {
+    @Test func aHugeWaitExits65NamingThePathAndLeavesNoTrace() throws {
+        let dir = try Scratch()
+        let scenario = dir.file("huge.json")
+        try #"{"name": "huge", "screens": {"Home": {"observers": []}}, "root": {"screen": "Home"}, "steps": [{"wait": 2e10}]}"#
+            .write(toFile: scenario, atomically: true, encoding: .utf8)
+        let run = try tracectl("record", scenario, "-o", dir.file("huge.trace"))
+        #expect(run.status == 65)
+        #expect(run.stderr == "tracectl: steps[0].wait: must be at most 1000000 seconds\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["huge.json"])
+    }
+}

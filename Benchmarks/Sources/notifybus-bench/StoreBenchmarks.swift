@@ -224,30 +224,33 @@ enum StoreBenchmarks {
     }
 
     /// Replays the stimuli of a recorded session into a model, against recording them live.
-    static func replay(_ report: Report, stimuli: Int) throws {
+    /// With `distinctPayloads`, every keyboard has its own height, so no stimulus's JSON repeats.
+    static func replay(_ report: Report, stimuli: Int, distinctPayloads: Bool = false) throws {
         var registry = MessageRegistry()
         registry.register(ReplayModel.Moved.self)
         let stimulusPath = temporaryPath("replay-stimuli")
-        try recordStimuli(count: stimuli, path: stimulusPath)
+        try recordStimuli(count: stimuli, path: stimulusPath, distinctPayloads: distinctPayloads)
         var replayedReport: ReplayReport?
         let stimulusTime = try seconds {
             replayedReport = try TraceReplayer.replay(trace: stimulusPath, registry: registry) { bus in ReplayModel(bus: bus) }
         }
         precondition(replayedReport?.isEqual == true, replayedReport?.diffText ?? "")
-        let liveTime = try seconds { try recordStimuli(count: stimuli, path: temporaryPath("replay-live")) }
-        report.add("replay (decode, post, record, compare)", subject: rate(Double(stimuli) / stimulusTime) + " stimuli",
+        let liveTime = try seconds {
+            try recordStimuli(count: stimuli, path: temporaryPath("replay-live"), distinctPayloads: distinctPayloads)
+        }
+        report.add("replay (decode, post, record, compare)" + (distinctPayloads ? ", every payload distinct" : ""), subject: rate(Double(stimuli) / stimulusTime) + " stimuli",
                    baseline: "recording them live " + rate(Double(stimuli) / liveTime), ratio: times(liveTime / stimulusTime) + " the live rate")
     }
 
-    static func recordStimuli(count: Int, path: String) throws {
+    static func recordStimuli(count: Int, path: String, distinctPayloads: Bool = false) throws {
         let recorder = try TraceRecorder(path: path, session: SessionInfo(name: "stimuli"))
         let clock = ManualClock()
         let bus = Bus(sink: recorder, clock: clock.traceClock)
         let model = ReplayModel(bus: bus)
         let app = AppModel(bus: bus, clock: clock)
         try app.launch(root: .screen(Screen(name: "Login")))
-        for _ in 0..<(count / 8) {
-            try app.showKeyboard()
+        for i in 0..<(count / 8) {
+            try app.showKeyboard(height: distinctPayloads ? 200 + Double(i) / 64 : 336)
             try app.hideKeyboard()
         }
         try withExtendedLifetime(model) { try recorder.close() }

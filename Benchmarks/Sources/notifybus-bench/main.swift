@@ -5,6 +5,7 @@
 //   swift run -c release --package-path Benchmarks notifybus-bench bus        # only the bus
 //   swift run -c release --package-path Benchmarks notifybus-bench store      # recorder, analysis, replay
 //   swift run -c release --package-path Benchmarks notifybus-bench recording  # only the recorder
+//   swift run -c release --package-path Benchmarks notifybus-bench replay     # only the replay, 3 rounds
 //   NOTIFYBUS_BENCH_EVENTS=10000000 ... store                                 # analysis at 10M events
 import Foundation
 
@@ -40,6 +41,13 @@ if all || which.contains("bus") {
 if which.contains("recording") {
     try StoreBenchmarks.postingCost(report)
     try StoreBenchmarks.sustained(report, posts: 500_000)
+}
+if which.contains("replay") {
+    // The replay alone, several rounds: NOTIFYBUS_BENCH_STIMULI stimuli (default 80 000).
+    let stimuli = Int(ProcessInfo.processInfo.environment["NOTIFYBUS_BENCH_STIMULI"] ?? "") ?? 80_000
+    for distinct in [false, true] {
+        for _ in 0..<3 { try StoreBenchmarks.replay(report, stimuli: stimuli, distinctPayloads: distinct) }
+    }
 }
 if all || which.contains("store") {
     try StoreBenchmarks.postingCost(report)

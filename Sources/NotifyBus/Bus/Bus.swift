@@ -29,6 +29,8 @@ import Synchronization
 public final class Bus: Sendable {
     private let state = Locked(State())
     private let recording: Recording?
+    /// The deliveries waiting for the main actor, in the order they were queued.
+    let mainActorQueue = MainActorQueue()
     /// What a post does with a selector observer whose target was deallocated.
     public let selectorSemantics: SelectorSemantics
 
@@ -81,6 +83,10 @@ public final class Bus: Sendable {
     ///   - handler: Called synchronously on the posting thread.
     /// - Returns: A token; the observer is removed when its last copy is released.
     /// - Complexity: O(1) amortized.
+    /// - Note: For a ``MainActorMessage`` (keyboard, activity, orientation), a closure
+    ///   written at the call site picks the `@MainActor` overload instead; code generic
+    ///   over ``BusMessage`` calls this one for every message.
+    @_disfavoredOverload
     public func observe<M: BusMessage>(
         _ type: M.Type, sender: AnyObject? = nil, owner: AnyObject? = nil,
         file: String = #fileID, line: Int = #line,
@@ -229,10 +235,12 @@ public final class Bus: Sendable {
     }
 
     /// Registers an observer of `M` (or of the named message `name`), recording it.
-    private func add<M: BusMessage, Owner: AnyObject>(
+    func add<M: BusMessage, Owner: AnyObject>(
         _ type: M.Type, named name: String?, sender: AnyObject?, owner: Owner?, kind: ObserverKind,
         capture: BlockCapture? = nil, handlerName: String? = nil, callSite: CallSite,
-        handler: @escaping @Sendable (M) -> Void, action: (@Sendable (AnyObject, M) -> Void)? = nil
+        handler: @escaping @Sendable (M) -> Void, action: (@Sendable (AnyObject, M) -> Void)? = nil,
+        mainActorHandler: (@MainActor @Sendable (M) -> Void)? = nil,
+        mailbox: AsyncStream<Queued<M>>.Continuation? = nil
     ) -> Observer {
         let ownerRef = owner.map { ObjectRef(object: $0) }, senderRef = sender.map(ObjectRef.init)
         let (observer, sweepDue) = state.withLock { state -> (Observer, Bool) in
@@ -249,7 +257,8 @@ public final class Bus: Sendable {
             }
             let observer = TypedObserver<M>(id: id, name: slots.name, owner: ownerRef, ownerID: ownerID, sender: senderRef,
                                             callSite: callSite, kind: kind, capture: capture, retainer: retainer,
-                                            handler: handler, action: action)
+                                            handler: handler, action: action,
+                                            mainActorHandler: mainActorHandler, mailbox: mailbox)
             state.insert(observer, into: slots)
             recording?.emit(.observerAdded(observer: id, message: slots.name, owner: ownerID, sender: senderID,
                                            callSite: callSite, kind: kind, capture: capture, handler: handlerName),
@@ -476,40 +485,55 @@ public final class Bus: Sendable {
     @inline(__always)
     private func deliver<M: BusMessage>(_ message: M, to observer: Observer, sender: AnyObject?, post: UInt64) {
         guard observer.accepts(sender: sender) else { return }
+        if observer.dispatch != .postingThread {
+            deliverElsewhere(message, to: unsafeDowncast(observer, to: TypedObserver<M>.self), post: post)
+            return
+        }
         // Loaded once: keeps the owner alive through the call, and is released
         // after any lock is, so that its deinit never runs under the bus's lock.
         var owner: AnyObject?
-        let call: Bool
+        guard admit(observer, post: post, owner: &owner) else { return }
+        if observer.typeKey == nil {
+            unsafeDowncast(observer, to: WildcardObserver.self).handler(message)
+        } else {
+            unsafeDowncast(observer, to: TypedObserver<M>.self).call(message, owner: owner)
+        }
+    }
+
+    /// Whether `observer` is to be called for `post` now, recording the delivery, skip or trap.
+    /// `owner` receives the owner, loaded once, for the caller to keep alive through the call.
+    @inline(__always)
+    func admit(_ observer: Observer, post: UInt64, owner: inout AnyObject?) -> Bool {
         if let recording {
             // Checked and recorded under the lock, so that a removal on another
             // thread is either before this delivery in the trace or not applied to it.
-            call = state.withLock { state in
+            return state.withLock { state in
                 guard observer.isActive.load(ordering: .relaxed) else { return false }
                 if observer.ownerID != nil { owner = observer.owner }
                 return admit(observer, ownerAlive: owner != nil || observer.ownerID == nil, post: post,
                              recording: recording, state: &state)
             }
-        } else {
-            guard observer.isActive.load(ordering: .acquiring) else { return }
-            if observer.ownerID != nil {
-                owner = observer.owner
-                if owner == nil {
-                    call = state.withLock { state in
-                        observer.isActive.load(ordering: .relaxed)
-                            && admit(observer, ownerAlive: false, post: post, recording: nil, state: &state)
-                    }
-                } else {
-                    call = true
-                }
-            } else {
-                call = true
-            }
         }
-        guard call else { return }
-        if observer.typeKey == nil {
-            unsafeDowncast(observer, to: WildcardObserver.self).handler(message)
-        } else {
-            unsafeDowncast(observer, to: TypedObserver<M>.self).call(message, owner: owner)
+        guard observer.isActive.load(ordering: .acquiring) else { return false }
+        guard observer.ownerID != nil else { return true }
+        owner = observer.owner
+        if owner != nil { return true }
+        return state.withLock { state in
+            observer.isActive.load(ordering: .relaxed)
+                && admit(observer, ownerAlive: false, post: post, recording: nil, state: &state)
+        }
+    }
+
+    /// Queues `post` for an observer that runs elsewhere: under the lock, if it is
+    /// still registered, records ``TraceEvent/Kind/enqueued(post:observer:)`` and calls
+    /// `push`, so that the queue's order is the trace's.
+    /// - Returns: Whether it was queued.
+    func enqueue(_ observer: Observer, post: UInt64, push: () -> Void) -> Bool {
+        state.withLock { state in
+            guard observer.isActive.load(ordering: .relaxed) else { return false }
+            recording?.emit(.enqueued(post: post, observer: observer.id), in: &state)
+            push()
+            return true
         }
     }
 
@@ -594,6 +618,50 @@ public final class Bus: Sendable {
         // Built before locking: building it may register owners, which locks.
         let kind = kind()
         state.withLock { recording.emit(kind, in: &$0) }
+    }
+
+    // MARK: Recording another center
+
+    /// Records an observer that another center (``RecordingNotificationCenter``'s real
+    /// one) registered and delivers to: the bus allocates its id and records it, but
+    /// never calls it.
+    /// - Returns: The observer's id in the trace.
+    package func recordObserverAdded(message: String?, owner: AnyObject?, sender: AnyObject?, kind: ObserverKind,
+                                     callSite: CallSite) -> UInt64 {
+        let ownerRef = owner.map(ObjectRef.init), senderRef = sender.map(ObjectRef.init)
+        defer { sweepOwnersIfDue() }
+        return state.withLock { state in
+            let id = state.takeObserverID()
+            let ownerID = ownerRef.map { registerOwner($0, in: &state) }
+            let senderID = senderRef.map { registerOwner($0, in: &state) }
+            recording?.emit(.observerAdded(observer: id, message: message, owner: ownerID, sender: senderID,
+                                           callSite: callSite, kind: kind), in: &state)
+            return id
+        }
+    }
+
+    /// Records a post that another center delivers; a post recorded while a delivery
+    /// of this bus's is running on the thread is its reaction.
+    /// - Returns: The post's id in the trace.
+    package func recordPost(_ message: any BusMessage, sender: AnyObject?) -> UInt64 {
+        let senderRef = sender.map(ObjectRef.init)
+        return state.withLock { state in
+            let senderID = senderRef.map { registerOwner($0, in: &state) }
+            let parent = CurrentPost.value(for: self)
+            state.postCounter += 1
+            recording?.emit(.posted(post: state.postCounter, message: message, sender: senderID, parent: parent,
+                                    origin: parent == nil ? .app : .reaction), in: &state)
+            return state.postCounter
+        }
+    }
+
+    /// Records that the owner `ownerID` was released, unless that is already recorded.
+    package func recordReleased(ownerID: UInt64) {
+        state.withLock { state in
+            if let recording, state.reportedGone.insert(ownerID).inserted {
+                recording.emit(.ownerReleased(owner: ownerID, retainedBy: nil), in: &state)
+            }
+        }
     }
 
     private func registerOwner(_ ref: ObjectRef, in state: inout State) -> UInt64 {
@@ -774,6 +842,7 @@ extension Bus {
             observer.isActive.store(false, ordering: .releasing)
             count -= 1
             observer.slots?.remove(observer)
+            if observer.dispatch == .async { observer.didRemove() }
             guard let retainer = observer.retainer, let ownerID = observer.ownerID else { return nil }
             observer.retainer = nil
             retainer.count -= 1

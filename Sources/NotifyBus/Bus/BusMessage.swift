@@ -23,3 +23,30 @@ extension BusMessage {
     public static var name: String { String(describing: Self.self) }
     public var messageName: String { Self.name }
 }
+
+/// A message that UIKit posts on the main thread, so that its observers run on the
+/// main actor: SF-0011's `NotificationCenter.MainActorMessage`.
+///
+/// Observing one with a closure picks ``Bus``'s overload that takes a `@MainActor`
+/// handler, without an annotation: in a `@MainActor` screen the closure may touch
+/// the screen's state.
+///
+/// ```swift
+/// @MainActor final class LoginViewController {
+///     var formOffset = 0.0
+///     var token: ObservationToken?
+///     func viewDidLoad(bus: Bus) {
+///         token = bus.observe(KeyboardWillShow.self, owner: self) { [weak self] note in
+///             self?.formOffset = note.endFrame.height
+///         }
+///     }
+/// }
+/// ```
+///
+/// Posted on the main actor, such a handler runs synchronously, in registration
+/// order, like any other; posted from another thread, its delivery is queued for
+/// the main actor. Code generic over ``BusMessage`` (`func f<M: BusMessage>`) gets
+/// the synchronous, posting-thread handler for every message, these included.
+/// The keyboard, activity and orientation messages of the catalog are main-actor
+/// messages; declare your own with this protocol.
+public protocol MainActorMessage: BusMessage {}

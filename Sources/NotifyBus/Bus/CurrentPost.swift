@@ -37,6 +37,11 @@ enum CurrentPost {
         return nil
     }
 
+    /// Runs `body` as the delivery of `post` when there is one.
+    static func with(bus: AnyObject, post: UInt64?, _ body: () -> Void) {
+        if let post { with(bus: bus, post: post, body) } else { body() }
+    }
+
     static func with(bus: AnyObject, post: UInt64, _ body: () -> Void) {
         let previous = pthread_getspecific(key)
         var frame = Frame(bus: UnsafeRawPointer(Unmanaged.passUnretained(bus).toOpaque()), post: post, previous: previous)

@@ -23,6 +23,9 @@ class Observer: @unchecked Sendable {
     let callSite: CallSite
     let kind: ObserverKind
     let capture: BlockCapture?
+    /// Where its handler runs; anything but ``HandlerDispatch/postingThread`` is
+    /// delivered through ``Bus/deliverElsewhere(_:to:post:)``.
+    let dispatch: HandlerDispatch
     /// For a block that captures its owner strongly: what keeps the owner alive, until
     /// the block is removed. Guarded by the bus's lock.
     var retainer: OwnerRetainer?
@@ -30,8 +33,9 @@ class Observer: @unchecked Sendable {
 
     init(id: UInt64, typeKey: ObjectIdentifier?, owner: ObjectRef?, ownerID: UInt64?, sender: ObjectRef?,
          messageName: String?, callSite: CallSite, kind: ObserverKind = .token, capture: BlockCapture? = nil,
-         retainer: OwnerRetainer? = nil) {
+         retainer: OwnerRetainer? = nil, dispatch: HandlerDispatch = .postingThread) {
         self.id = id
+        self.dispatch = dispatch
         self.typeKey = typeKey
         self.owner = owner?.object
         self.ownerID = ownerID
@@ -43,6 +47,10 @@ class Observer: @unchecked Sendable {
         self.capture = capture
         self.retainer = retainer
     }
+
+    /// Called under the bus's lock once the observer is unregistered: an `async`
+    /// observer ends its queue, so that its task stops after what is already queued.
+    func didRemove() {}
 
     /// Whether a post from `sender` reaches this observer.
     @inline(__always)
@@ -61,14 +69,28 @@ final class TypedObserver<M: BusMessage>: Observer, @unchecked Sendable {
     let handler: @Sendable (M) -> Void
     /// A selector observer's action, called with its target.
     let action: (@Sendable (AnyObject, M) -> Void)?
+    /// The handler of a ``HandlerDispatch/mainActor`` observer.
+    let mainActorHandler: (@MainActor @Sendable (M) -> Void)?
+    /// The queue of an ``HandlerDispatch/async`` observer, drained in order by one task.
+    let mailbox: AsyncStream<Queued<M>>.Continuation?
 
     init(id: UInt64, name: String, owner: ObjectRef?, ownerID: UInt64?, sender: ObjectRef?, callSite: CallSite,
          kind: ObserverKind = .token, capture: BlockCapture? = nil, retainer: OwnerRetainer? = nil,
-         handler: @escaping @Sendable (M) -> Void, action: (@Sendable (AnyObject, M) -> Void)? = nil) {
+         handler: @escaping @Sendable (M) -> Void, action: (@Sendable (AnyObject, M) -> Void)? = nil,
+         mainActorHandler: (@MainActor @Sendable (M) -> Void)? = nil,
+         mailbox: AsyncStream<Queued<M>>.Continuation? = nil) {
         self.handler = handler
         self.action = action
+        self.mainActorHandler = mainActorHandler
+        self.mailbox = mailbox
+        let dispatch: HandlerDispatch = mainActorHandler != nil ? .mainActor : mailbox != nil ? .async : .postingThread
         super.init(id: id, typeKey: ObjectIdentifier(M.self), owner: owner, ownerID: ownerID, sender: sender,
-                   messageName: name, callSite: callSite, kind: kind, capture: capture, retainer: retainer)
+                   messageName: name, callSite: callSite, kind: kind, capture: capture, retainer: retainer,
+                   dispatch: dispatch)
+    }
+
+    override func didRemove() {
+        mailbox?.finish()
     }
 
     @inline(__always)
@@ -124,4 +146,20 @@ struct ObjectRef: @unchecked Sendable {
 struct WeakObject: @unchecked Sendable {
     // @unchecked: as for `ObjectRef`; loading a weak reference is atomic.
     weak var object: AnyObject?
+}
+
+/// Where an observer's handler runs.
+enum HandlerDispatch: UInt8, Sendable {
+    /// Synchronously on the posting thread.
+    case postingThread
+    /// On the main actor: synchronously when posted there, queued otherwise.
+    case mainActor
+    /// In a task of its own, one message after another.
+    case async
+}
+
+/// A message queued for an observer, with the post it came from.
+struct Queued<M: BusMessage>: Sendable {
+    let message: M
+    let post: UInt64
 }

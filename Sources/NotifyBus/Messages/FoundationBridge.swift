@@ -61,22 +61,68 @@ public final class FoundationBridge: Sendable {
     public init(center: NotificationCenter, bus: Bus) {
         self.center = center
         self.bus = bus
-        let keyboard: [(Notification.Name, any KeyboardMessage.Type)] = [
-            (Self.keyboardWillShow, KeyboardWillShow.self), (Self.keyboardDidShow, KeyboardDidShow.self),
-            (Self.keyboardWillHide, KeyboardWillHide.self), (Self.keyboardDidHide, KeyboardDidHide.self),
-            (Self.keyboardWillChangeFrame, KeyboardWillChangeFrame.self),
-            (Self.keyboardDidChangeFrame, KeyboardDidChangeFrame.self),
+        let names = Array(Self.keyboardTypes.keys) + [
+            Self.willResignActive, Self.didBecomeActive, Self.didEnterBackground, Self.willEnterForeground,
+            Self.orientationDidChange,
         ]
-        var handles: [ObserverHandle] = []
-        for (name, type) in keyboard {
-            handles.append(listen(name) { [weak self] note in self?.bridgeKeyboard(note, as: type) })
-        }
-        handles.append(listen(Self.willResignActive) { [weak self] _ in self?.bus.post(WillResignActive(), sender: nil, origin: .stimulus) })
-        handles.append(listen(Self.didBecomeActive) { [weak self] _ in self?.bus.post(DidBecomeActive(), sender: nil, origin: .stimulus) })
-        handles.append(listen(Self.didEnterBackground) { [weak self] _ in self?.bus.post(DidEnterBackground(), sender: nil, origin: .stimulus) })
-        handles.append(listen(Self.willEnterForeground) { [weak self] _ in self?.bus.post(WillEnterForeground(), sender: nil, origin: .stimulus) })
-        handles.append(listen(Self.orientationDidChange) { [weak self] note in self?.bridgeOrientation(note) })
+        let handles = names.map { name in listen(name) { [weak self] note in self?.bridge(note) } }
         observers.withLock { $0 = handles }
+    }
+
+    /// The keyboard notifications and the messages they become.
+    private static let keyboardTypes: [Notification.Name: any KeyboardMessage.Type] = [
+        keyboardWillShow: KeyboardWillShow.self, keyboardDidShow: KeyboardDidShow.self,
+        keyboardWillHide: KeyboardWillHide.self, keyboardDidHide: KeyboardDidHide.self,
+        keyboardWillChangeFrame: KeyboardWillChangeFrame.self, keyboardDidChangeFrame: KeyboardDidChangeFrame.self,
+    ]
+
+    /// The catalog name of the message a notification called `name` becomes, if any.
+    package static func catalogName(for name: Notification.Name) -> String? {
+        if let type = keyboardTypes[name] { return type.name }
+        switch name {
+        case willResignActive: return WillResignActive.name
+        case didBecomeActive: return DidBecomeActive.name
+        case didEnterBackground: return DidEnterBackground.name
+        case willEnterForeground: return WillEnterForeground.name
+        case orientationDidChange: return OrientationDidChange.name
+        default: return nil
+        }
+    }
+
+    /// What a Foundation notification is in the catalog.
+    package enum Translation {
+        /// The catalog message it stands for.
+        case message(any BusMessage)
+        /// A catalog name whose `userInfo` is missing a key or holds a value of the wrong type.
+        case rejected(reason: String)
+        /// Not a name the catalog knows.
+        case notInCatalog
+    }
+
+    /// Turns a notification named like UIKit's keyboard, activity or orientation
+    /// notifications into its catalog message, reading the UIKit `userInfo` keys.
+    package static func translate(_ note: Notification) -> Translation {
+        do throws(Rejection) {
+            if let type = keyboardTypes[note.name] { return .message(try keyboard(note, as: type)) }
+            switch note.name {
+            case willResignActive: return .message(WillResignActive())
+            case didBecomeActive: return .message(DidBecomeActive())
+            case didEnterBackground: return .message(DidEnterBackground())
+            case willEnterForeground: return .message(WillEnterForeground())
+            case orientationDidChange: return .message(try orientation(note))
+            default: return .notInCatalog
+            }
+        } catch {
+            return .rejected(reason: error.reason)
+        }
+    }
+
+    private func bridge(_ note: Notification) {
+        switch Self.translate(note) {
+        case .message(let message): bus.post(message, sender: nil, origin: .stimulus)
+        case .rejected(let reason): reject(note, reason)
+        case .notInCatalog: break
+        }
     }
 
     deinit {
@@ -90,39 +136,27 @@ public final class FoundationBridge: Sendable {
         ObserverHandle(token: center.addObserver(forName: name, object: nil, queue: nil, using: body))
     }
 
-    private func bridgeKeyboard(_ note: Notification, as type: any KeyboardMessage.Type) {
-        do throws(Rejection) {
-            let info = note.userInfo ?? [:]
-            let begin = try Self.rect(info, Self.frameBeginKey)
-            let end = try Self.rect(info, Self.frameEndKey)
-            let rawCurve = try Self.number(info, Self.curveKey)
-            guard let curve = AnimationCurve(rawValue: Int(rawCurve)) else {
-                throw Rejection("\(Self.curveKey) \(Int(rawCurve)) is not an animation curve")
-            }
-            let duration = try Self.number(info, Self.durationKey)
-            post(type.init(beginFrame: begin, endFrame: end, curve: curve, duration: duration))
-        } catch {
-            reject(note, error.reason)
+    private static func keyboard(_ note: Notification, as type: any KeyboardMessage.Type) throws(Rejection) -> any BusMessage {
+        let info = note.userInfo ?? [:]
+        let begin = try rect(info, frameBeginKey)
+        let end = try rect(info, frameEndKey)
+        let rawCurve = try number(info, curveKey)
+        guard let curve = wholeNumber(rawCurve).flatMap(AnimationCurve.init(rawValue:)) else {
+            throw Rejection("\(curveKey) \(text(rawCurve)) is not an animation curve")
         }
+        let duration = try number(info, durationKey)
+        return type.init(beginFrame: begin, endFrame: end, curve: curve, duration: duration)
     }
 
-    private func post<M: BusMessage>(_ message: M) {
-        bus.post(message, sender: nil, origin: .stimulus)
-    }
-
-    private func bridgeOrientation(_ note: Notification) {
-        do throws(Rejection) {
-            let raw = try Self.number(note.userInfo ?? [:], Self.orientationKey)
-            guard let device = DeviceOrientation(rawValue: Int(raw)) else {
-                throw Rejection("\(Self.orientationKey) \(Int(raw)) is not a device orientation")
-            }
-            guard let interface = device.interfaceOrientation else {
-                throw Rejection("device orientation \(device) has no interface orientation")
-            }
-            post(OrientationDidChange(device: device, interface: interface))
-        } catch {
-            reject(note, error.reason)
+    private static func orientation(_ note: Notification) throws(Rejection) -> OrientationDidChange {
+        let raw = try number(note.userInfo ?? [:], orientationKey)
+        guard let device = wholeNumber(raw).flatMap(DeviceOrientation.init(rawValue:)) else {
+            throw Rejection("\(orientationKey) \(text(raw)) is not a device orientation")
         }
+        guard let interface = device.interfaceOrientation else {
+            throw Rejection("device orientation \(device) has no interface orientation")
+        }
+        return OrientationDidChange(device: device, interface: interface)
     }
 
     private func reject(_ note: Notification, _ reason: String) {
@@ -130,29 +164,49 @@ public final class FoundationBridge: Sendable {
         bus.record(.bridgeRejected(name: note.name.rawValue, reason: reason))
     }
 
-
     private static func value(_ info: [AnyHashable: Any], _ key: String) throws(Rejection) -> Any {
         guard let value = info[key] else { throw Rejection("userInfo has no \(key)") }
         return value
     }
 
+    /// A rectangle whose four values are finite: NaN or an infinity is refused here, where it enters,
+    /// rather than reaching handlers (and the trace, where JSON cannot hold it).
     private static func rect(_ info: [AnyHashable: Any], _ key: String) throws(Rejection) -> Rect {
+        let rect: Rect
         switch try value(info, key) {
-        case let rect as Rect: return rect
-        case let rect as CGRect:
-            return Rect(x: Double(rect.origin.x), y: Double(rect.origin.y),
-                        width: Double(rect.size.width), height: Double(rect.size.height))
+        case let value as Rect: rect = value
+        case let value as CGRect:
+            rect = Rect(x: Double(value.origin.x), y: Double(value.origin.y),
+                        width: Double(value.size.width), height: Double(value.size.height))
         case let other: throw Rejection("\(key) is \(type(of: other)), not a rectangle")
         }
+        guard [rect.x, rect.y, rect.width, rect.height].allSatisfy(\.isFinite) else {
+            throw Rejection("\(key) has a coordinate that is not a finite number")
+        }
+        return rect
     }
 
+    /// A finite number: NaN and the infinities are refused.
     private static func number(_ info: [AnyHashable: Any], _ key: String) throws(Rejection) -> Double {
+        let number: Double
         switch try value(info, key) {
-        case let number as Double: return number
-        case let number as Int: return Double(number)
-        case let number as NSNumber: return number.doubleValue
+        case let value as Double: number = value
+        case let value as Int: number = Double(value)
+        case let value as NSNumber: number = value.doubleValue
         case let other: throw Rejection("\(key) is \(type(of: other)), not a number")
         }
+        guard number.isFinite else { throw Rejection("\(key) \(text(number)) is not a finite number") }
+        return number
+    }
+
+    /// `value` as an `Int` when it is a whole number that fits one; `Int(_:)` would trap otherwise.
+    private static func wholeNumber(_ value: Double) -> Int? {
+        value.rounded() == value ? Int(exactly: value) : nil
+    }
+
+    /// A number as a reason shows it: `7`, `7.5`, `1e+300`, `nan`.
+    private static func text(_ value: Double) -> String {
+        wholeNumber(value).map(String.init) ?? "\(value)"
     }
 }
 

@@ -9,7 +9,7 @@ public enum AnimationCurve: Int, Codable, Sendable, CaseIterable {
 }
 
 /// The payload every keyboard message carries: UIKit's `userInfo`, typed.
-public protocol KeyboardMessage: BusMessage {
+public protocol KeyboardMessage: MainActorMessage {
     /// The keyboard's frame before the animation, in screen coordinates.
     var beginFrame: Rect { get }
     /// The keyboard's frame after the animation.

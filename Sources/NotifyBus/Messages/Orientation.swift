@@ -75,7 +75,7 @@ public struct InterfaceOrientationMask: OptionSet, Codable, Hashable, Sendable {
 
 /// The device turned; `interface` is where the interface ended up (it follows
 /// the device only when the visible screen supports that orientation).
-public struct OrientationDidChange: BusMessage, Equatable {
+public struct OrientationDidChange: MainActorMessage, Equatable {
     public static let name = "orientationDidChange"
     public var device: DeviceOrientation
     public var interface: InterfaceOrientation

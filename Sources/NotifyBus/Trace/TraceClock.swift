@@ -48,16 +48,39 @@ public final class ManualClock: Sendable {
     /// The reading, in nanoseconds.
     public var now: UInt64 { nanoseconds.load(ordering: .relaxed) }
 
-    /// Moves the clock forward.
+    /// Whether the clock can move `seconds` forward without passing its last reading (`UInt64.max`
+    /// nanoseconds, about 584 years from its start). `false` for NaN and negative or infinite values.
+    public func canAdvance(bySeconds seconds: Double) -> Bool {
+        guard seconds.isFinite, seconds >= 0 else { return false }
+        return seconds * 1_000_000_000 <= Double(UInt64.max - now)
+    }
+
+    /// Moves the clock forward. Negative and NaN values do not move it; a move past the last
+    /// reading stops there (the clock saturates rather than traps). Check ``canAdvance(bySeconds:)``
+    /// to refuse such a time instead.
     public func advance(bySeconds seconds: Double) {
-        let delta = UInt64((max(0, seconds) * 1_000_000_000).rounded())
-        nanoseconds.add(delta, ordering: .relaxed)
+        let nanos = max(0, seconds) * 1_000_000_000
+        // `UInt64(_:)` traps at 2^64 and above; Double(UInt64.max) rounds up to 2^64.
+        let delta = nanos.isNaN ? 0 : nanos >= Double(UInt64.max) ? UInt64.max : UInt64(nanos.rounded())
+        add(delta)
     }
 
     /// Moves the clock forward to `nanoseconds`; never backwards.
     public func advance(toNanoseconds target: UInt64) {
         let now = self.now
-        if target > now { nanoseconds.add(target - now, ordering: .relaxed) }
+        if target > now { add(target - now) }
+    }
+
+    /// Adds `delta`, saturating at `UInt64.max`.
+    private func add(_ delta: UInt64) {
+        var current = nanoseconds.load(ordering: .relaxed)
+        while true {
+            let (sum, overflow) = current.addingReportingOverflow(delta)
+            let (exchanged, original) = nanoseconds.compareExchange(
+                expected: current, desired: overflow ? .max : sum, ordering: .relaxed)
+            if exchanged { return }
+            current = original
+        }
     }
 
     /// The clock as a ``TraceClock``.

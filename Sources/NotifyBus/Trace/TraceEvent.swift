@@ -54,6 +54,11 @@ public struct TraceEvent: Sendable {
         case actionRouted(action: String, sender: UInt64, tried: [UInt64], handler: UInt64?)
         /// A foreign notification could not be turned into a typed message.
         case bridgeRejected(name: String, reason: String)
+        /// A message was queued for an observer that runs elsewhere: a `@MainActor`
+        /// handler posted to off the main actor, or an `async` handler. The
+        /// ``delivered(post:observer:)`` (or skip, or trap) follows when it runs;
+        /// the time between the two is the queueing delay.
+        case enqueued(post: UInt64, observer: UInt64)
     }
 }
 

@@ -56,7 +56,10 @@ public struct LeakAnalyzer {
     public static var onScreenMessages: Set<String> { defaultOffscreenMessages }
 
     private let configuration: Configuration
-    private var state = TraceState()
+    /// Answers of ``offscreenMessage(_:)``; a class so that the check needs no `mutating`.
+    private final class OffscreenCache { var known: [UInt64: Bool] = [:] }
+    private let offscreenCache = OffscreenCache()
+    fileprivate(set) var state = TraceState()
     private var findings: [LeakFinding] = []
     /// Open findings that gather deliveries, by rule and observer.
     private var open: [Key: Int] = [:]
@@ -70,6 +73,12 @@ public struct LeakAnalyzer {
     /// Removals by name that found nothing: settled at ``finish()``, once it is known whether
     /// any owner of that type ever observed the name (a typo never is).
     private var pendingRemovals: [(finding: LeakFinding, ownerType: String?)] = []
+    /// Live observers that some post reached.
+    private var heard: Set<UInt64> = []
+    /// The last post or lifecycle step: a token released with none since it was added was dropped at once.
+    private var lastActivity: UInt64 = 0
+    /// Token observers released before hearing anything, by message, until it is next posted.
+    private var releasedUnheard: [String: [(observer: TraceState.Observer, seq: UInt64)]] = [:]
 
     private struct Key: Hashable {
         let rule: LeakRule
@@ -95,14 +104,56 @@ public struct LeakAnalyzer {
 
     /// Reads a session with a configuration of your own.
     public static func analyze(_ reader: TraceReader, session: Int64, configuration: Configuration) throws -> [LeakFinding] {
-        var analyzer = LeakAnalyzer(configuration: configuration)
-        let cursor = try reader.events(session: session, payloads: false)
-        while let event = try cursor.next() { analyzer.consume(event) }
-        return analyzer.finish()
+        let box = Box(LeakAnalyzer(configuration: configuration))
+        let (sql, values) = reader.eventQuery(session: session, filter: EventFilter(), payloads: false,
+                                              condition: "\(RowWalk.name)(e.seq, e.kind, e.observer)")
+        let statement = try reader.db.prepare(sql)
+        try statement.bind(values)
+        let cursor = EventCursor(statement: statement, session: session, strings: reader.strings, path: reader.path)
+        // Deliveries that cannot trigger a rule stay inside SQLite's loop; the fold sees the rest.
+        var last: UInt64 = 0
+        let delivered = Int64(EventKind.delivered.rawValue)
+        reader.walk.body = { row in
+            last = UInt64(bitPattern: row.int64(0))
+            guard row.int64(1) == delivered, let observer = row.id(2) else { return true }
+            return box.analyzer.deliveryMayMatter(to: observer)
+        }
+        defer { reader.walk.body = nil }
+        while let event = try cursor.next() { box.analyzer.consume(event) }
+        box.analyzer.state.advance(to: last)
+        return box.analyzer.finish()
+    }
+
+    /// Whether deliveries of `message` to a covered screen are findings, answered once per
+    /// observer: hashing the name on every delivery would cost more than the rest of the check.
+    private func offscreenMessage(_ message: String, of observer: UInt64) -> Bool {
+        if let known = offscreenCache.known[observer] { return known }
+        let answer = configuration.offscreenMessages.contains(message)
+        offscreenCache.known[observer] = answer
+        return answer
+    }
+
+    private final class Box {
+        var analyzer: LeakAnalyzer
+        init(_ analyzer: LeakAnalyzer) { self.analyzer = analyzer }
+    }
+
+    /// Whether a delivery to `observer` now could trigger a rule (or is not known to be
+    /// harmless): what ``checkDelivery(_:)`` would look at, without building the event.
+    func deliveryMayMatter(to id: UInt64) -> Bool {
+        guard let observer = state.observers[id], let ownerID = observer.owner, let owner = state.owners[ownerID] else {
+            return false   // `checkDelivery` ignores it, and a delivery changes no state
+        }
+        if owner.goneAt != nil { return true }
+        guard let message = observer.message else { return true }   // the post decides: let the fold see it
+        guard offscreenMessage(message, of: id) else { return false }
+        guard let screen = state.screen(of: ownerID) else { return false }
+        return screen.inHierarchy && !screen.visible
     }
 
     /// Folds one event and checks the rules it can trigger.
     public mutating func consume(_ event: RecordedEvent) {
+        defer { if event.kind == .posted || event.kind == .lifecycle { lastActivity = event.seq } }
         switch event.kind {
         case .observerAdded:
             if let message = event.message, let type = event.owner.flatMap({ state.owners[$0]?.type }) {
@@ -111,12 +162,17 @@ public struct LeakAnalyzer {
             checkDuplicates(event)
         case .observerRemoved:
             checkRemoval(event)
+            checkReleasedUnheard(event)
         case .posted:
             if let post = event.post, let message = event.message {
                 if recentPosts.count > 4_096 { recentPosts.removeAll(keepingCapacity: true) }
                 recentPosts[post] = message
+                if let unheard = releasedUnheard.removeValue(forKey: message) {
+                    for (observer, _) in unheard { reportOnce(.tokenReleasedUnheard, observer: observer, seq: event.seq) }
+                }
             }
         case .delivered, .skipped, .trapped:
+            if event.kind == .delivered, let observer = event.observer { heard.insert(observer) }
             checkDelivery(event)
         default:
             break
@@ -225,6 +281,20 @@ public struct LeakAnalyzer {
         findings.append(finding)
     }
 
+    /// A token dropped at once (released with no post or lifecycle step since it was added),
+    /// its owner alive: remembered until its message is next posted, which it would have heard.
+    /// A token released later, on purpose (when its screen disappears), is no finding.
+    private mutating func checkReleasedUnheard(_ event: RecordedEvent) {
+        guard let id = event.observer, let observer = state.observers[id] else { return }
+        let wasHeard = heard.remove(id) != nil
+        guard event.removalReason == .tokenReleased, observer.kind == .token, !wasHeard,
+              lastActivity < observer.addedAt, let message = observer.message else { return }
+        if let ownerID = observer.owner, let owner = state.owners[ownerID], owner.goneAt != nil || owner.released {
+            return
+        }
+        releasedUnheard[message, default: []].append((observer, event.seq))
+    }
+
     /// After a removal by owner (or by owner and name) in Foundation's form: the block and
     /// token observers it could not reach (only their observation or token removes them).
     private mutating func checkMissedBlocks(_ event: RecordedEvent) {
@@ -309,7 +379,7 @@ public struct LeakAnalyzer {
             message: message, observer: nil, owner: owner.flatMap { state.label(of: $0) }, ownerType: ownerRecord?.type,
             ownerLocation: ownerRecord?.host == nil ? nil : state.location(of: owner), observerKind: nil, capture: nil,
             callSite: callSite, addedAt: nil, ownerGoneAt: ownerRecord?.goneAt, ownerReleased: nil, seq: event.seq,
-            deliveriesAfter: [], deliveryCount: 0)
+            deliveriesAfter: [], deliveryCount: 0, ownerID: owner)
     }
 
     private func make(_ rule: LeakRule, observer: TraceState.Observer, seq: UInt64) -> LeakFinding {
@@ -322,6 +392,6 @@ public struct LeakAnalyzer {
             ownerLocation: owner?.host == nil ? nil : state.location(of: observer.owner),
             observerKind: observer.kind, capture: observer.capture,
             callSite: observer.callSite, addedAt: observer.addedAt, ownerGoneAt: owner?.goneAt, ownerReleased: nil,
-            seq: seq, deliveriesAfter: [], deliveryCount: 0)
+            seq: seq, deliveriesAfter: [], deliveryCount: 0, ownerID: observer.owner)
     }
 }

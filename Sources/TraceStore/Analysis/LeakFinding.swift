@@ -22,6 +22,11 @@ public enum LeakRule: String, Sendable, CaseIterable, Codable {
     /// for registered: a block observer (only its token removes it), or a name the owner
     /// never added (a typo, the wrong constant).
     case removalMissesObserver = "removal-misses-observer"
+    /// A token observer was removed because its last token copy was released at once (no
+    /// post or lifecycle step since it was added), while its owner (if any) was alive, and
+    /// its message was posted afterwards: the token was dropped (`_ = center.addObserver(of:for:)`,
+    /// a local), so the observation the code meant to keep never heard anything.
+    case tokenReleasedUnheard = "token-released-unheard"
 }
 
 /// What a post did with an observer a finding is about.
@@ -72,6 +77,8 @@ public struct LeakFinding: Sendable, Hashable {
     /// The deliveries the finding is about (the first few; ``deliveryCount`` counts them all).
     public var deliveriesAfter: [FindingDelivery]
     public var deliveryCount: Int
+    /// The owner's id in the trace, to place the finding on its lane; not part of the fingerprint.
+    public var ownerID: UInt64?
 
     /// How many deliveries a finding lists before it only counts.
     public static let listedDeliveries = 20

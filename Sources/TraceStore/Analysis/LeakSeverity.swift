@@ -31,11 +31,12 @@ extension LeakRule {
     ///   in use, but a handler runs when it should not (covered) or twice.
     ///   ``removalMissesObserver`` is a warning too: the removal line is wrong and leaves an observer
     ///   registered, but what that costs is reported on its own, as an error at the line that added it.
+    ///   ``tokenReleasedUnheard`` is a warning: nothing is kept alive, but the code that meant to react never does.
     /// - `note`: ``unbalancedRemoval``: removing what is not registered does nothing in Foundation.
     public var severity: LeakSeverity {
         switch self {
         case .observerOutlivesOwner, .deliveryAfterOwnerGone, .blockRetainsOwner, .unownedCaptureAfterRelease: .error
-        case .deliveryWhileOffscreen, .duplicateRegistration, .removalMissesObserver: .warning
+        case .deliveryWhileOffscreen, .duplicateRegistration, .removalMissesObserver, .tokenReleasedUnheard: .warning
         case .unbalancedRemoval: .note
         }
     }
@@ -51,6 +52,7 @@ extension LeakRule {
         case .blockRetainsOwner: "Block observer keeps its owner alive"
         case .unownedCaptureAfterRelease: "Unowned capture runs after release"
         case .removalMissesObserver: "Removal misses the observer it was meant for"
+        case .tokenReleasedUnheard: "Token released before its observer heard anything"
         }
     }
 
@@ -83,6 +85,10 @@ extension LeakRule {
             "A removal by owner (or owner and name) left the observer it was meant for registered: a block "
                 + "observer only its token removes, or a name the owner never observed. Remove by token, "
                 + "or fix the name."
+        case .tokenReleasedUnheard:
+            "A typed token was released before any post reached its observer, while its owner was alive, and the "
+                + "message was posted afterwards: the token was dropped (assigned to _ or a local), so releasing it "
+                + "removed the observation. Keep the token for as long as the observation should last."
         }
     }
 }

@@ -26,8 +26,12 @@ public struct TraceStats: Sendable {
     /// Posts that reached no observer, per message.
     public var unheard: [(message: String, posts: Int)]
 
-    /// The one pass of ``compute(_:session:top:)``: the session's rows in primary-key order.
-    package static let scanSQL = "SELECT kind, message, owner, observer, post, note, callsite FROM events WHERE session = ?1 ORDER BY seq"
+    /// The one pass of ``compute(_:session:top:)``: the session's rows in primary-key order,
+    /// each folded by `notifybus_walk`; only observer and owner registrations come back.
+    package static let scanSQL = """
+        SELECT kind, message, owner, observer, note, callsite FROM events
+        WHERE session = ?1 AND notifybus_walk(kind, message, observer, post) ORDER BY seq
+        """
     /// A post's message, for the rare delivery that comes long after its post. Named
     /// explicitly, the index serves it: without statistics SQLite's planner would rather
     /// walk the session's primary key. A killed trace has no index, and scans.
@@ -35,92 +39,147 @@ public struct TraceStats: Sendable {
         "SELECT message FROM events \(indexed ? "INDEXED BY events_by_post " : "")WHERE session = ?1 AND post = ?2 AND kind = 4 LIMIT 1"
     }
 
-    /// Computes the statistics of a session in one streaming pass over its rows.
+    /// The fold of a session's statistics.
     ///
-    /// Reads five integer columns per row in primary-key order (no index needed, so a
-    /// killed trace is as fast as a finished one). Memory grows with messages, observers
-    /// and owners, and with posts nobody has heard yet, never with deliveries: a delivery
-    /// finds its post's message among the recent posts, which is where the bus puts it.
-    public static func compute(_ reader: TraceReader, session: Int64, top: Int = 10) throws -> TraceStats {
-        let statement = try reader.db.prepare(scanSQL)
-        try statement.bind([.integer(session)])
+    /// Per delivery, one count by observer: a typed observer only ever receives its own
+    /// message, so deliveries per message are summed over observers after the pass; only
+    /// deliveries to observers of every message look their post up. A post is unheard when
+    /// no delivery names it; deliveries follow their post, so only posts not heard by the
+    /// time the next one comes are remembered.
+    private final class Fold {
         var kindCounts = [Int](repeating: 0, count: EventKind.allCases.count)
-        struct PerMessage { var posts = 0, deliveries = 0, skips = 0 }
-        var perMessage: [Int64: PerMessage] = [:]
-        struct Observed { var message: Int64?, owner: UInt64?, callSite: Int64?, deliveries = 0 }
-        var observers: [UInt64: Observed] = [:]
-        var ownerLabels: [UInt64: Int64] = [:]
-        // Posts not yet heard by anyone, and a two-generation window of recent posts.
-        var unheardSoFar: [UInt64: Int64] = [:]
+        var posts: [Int64: Int] = [:]
+        var deliveries: [UInt64: Int] = [:], skips: [UInt64: Int] = [:]
+        /// Observers of every message (told by the caller as they are added), and their deliveries by message.
+        var wildcards = Set<UInt64>()
+        var wildcardCounts: [Int64: (deliveries: Int, skips: Int)] = [:]
+        var lastPost: UInt64?, lastMessage: Int64 = 0, lastHeard = true
+        var unheard: [UInt64: Int64] = [:]
+        /// A two-generation window of recent posts' messages, kept only while observers of every message exist.
         var recent: [UInt64: Int64] = [:], older: [UInt64: Int64] = [:]
-        let window = 65_536
-        var lookup: Statement?
-        func message(ofPost post: UInt64) throws(TraceStoreError) -> Int64? {
-            if let id = recent[post] ?? older[post] ?? unheardSoFar[post] { return id }
-            // A delivery far from its post: ask the file (an index search once the trace is finished).
-            let query: Statement
-            if let lookup { query = lookup } else {
-                query = try reader.db.prepare(postLookupSQL(indexed: reader.hasIndexes))
-                lookup = query
-            }
-            try query.bind([.integer(session), .integer(Int64(bitPattern: post))])
-            return try query.step() ? query.optionalInt64(0) : nil
-        }
+        /// Deliveries and skips of wildcard observers to posts out of the window, looked up after the pass.
+        var late: [UInt64: (deliveries: Int, skips: Int)] = [:]
+        static let window = 65_536
         let posted = Int64(EventKind.posted.rawValue), delivered = Int64(EventKind.delivered.rawValue)
         let skipped = Int64(EventKind.skipped.rawValue), added = Int64(EventKind.observerAdded.rawValue)
         let registered = Int64(EventKind.ownerRegistered.rawValue)
-        do {
-            while try statement.step() {
-                let kind = statement.int64(0)
-                if kind >= 0 && kind < Int64(kindCounts.count) { kindCounts[Int(kind)] += 1 }
-                switch kind {
-                case posted:
-                    guard let post = statement.optionalInt64(4).map({ UInt64(bitPattern: $0) }),
-                          let message = statement.optionalInt64(1) else { continue }
-                    perMessage[message, default: PerMessage()].posts += 1
-                    unheardSoFar[post] = message
-                    if recent.count >= window { (older, recent) = (recent, [:]) }
-                    recent[post] = message
-                case delivered, skipped:
-                    let observer = statement.optionalInt64(3).map { UInt64(bitPattern: $0) }
-                    if kind == delivered, let observer { observers[observer, default: Observed()].deliveries += 1 }
-                    guard let post = statement.optionalInt64(4).map({ UInt64(bitPattern: $0) }),
-                          let message = try message(ofPost: post) else { continue }
-                    unheardSoFar[post] = nil
-                    if kind == delivered { perMessage[message, default: PerMessage()].deliveries += 1 }
-                    else { perMessage[message, default: PerMessage()].skips += 1 }
-                case added:
-                    guard let observer = statement.optionalInt64(3).map({ UInt64(bitPattern: $0) }) else { continue }
-                    let deliveries = observers[observer]?.deliveries ?? 0
-                    observers[observer] = Observed(message: statement.optionalInt64(1),
-                                                   owner: statement.optionalInt64(2).map { UInt64(bitPattern: $0) },
-                                                   callSite: statement.optionalInt64(6), deliveries: deliveries)
-                case registered:
-                    if let owner = statement.optionalInt64(2), let label = statement.optionalInt64(5) {
-                        ownerLabels[UInt64(bitPattern: owner)] = label
+
+        /// Folds a row; `true` for the rows the caller reads itself.
+        func apply(_ row: WalkRow) -> Bool {
+            let kind = row.int64(0)
+            if kind >= 0 && kind < Int64(kindCounts.count) { kindCounts[Int(kind)] += 1 }
+            switch kind {
+            case delivered, skipped:
+                guard let observer = row.id(2) else { return false }
+                if kind == delivered { deliveries[observer, default: 0] += 1 } else { skips[observer, default: 0] += 1 }
+                guard let post = row.id(3) else { return false }
+                if post == lastPost { lastHeard = true } else if !unheard.isEmpty { unheard[post] = nil }
+                if !wildcards.isEmpty && wildcards.contains(observer) {
+                    if let message = post == lastPost ? lastMessage : recent[post] ?? older[post] {
+                        if kind == delivered { wildcardCounts[message, default: (0, 0)].deliveries += 1 }
+                        else { wildcardCounts[message, default: (0, 0)].skips += 1 }
+                    } else if kind == delivered {
+                        late[post, default: (0, 0)].deliveries += 1
+                    } else {
+                        late[post, default: (0, 0)].skips += 1
                     }
-                default:
-                    break
+                }
+            case posted:
+                guard let post = row.id(3), let message = row.optional(1) else { return false }
+                posts[message, default: 0] += 1
+                if let previous = lastPost, !lastHeard { unheard[previous] = lastMessage }
+                (lastPost, lastMessage, lastHeard) = (post, message, false)
+                if !wildcards.isEmpty {
+                    if recent.count >= Self.window { (older, recent) = (recent, [:]) }
+                    recent[post] = message
+                }
+            case added, registered:
+                return true
+            default:
+                break
+            }
+            return false
+        }
+
+        /// Closes the pass: the last post counts as unheard if nothing heard it.
+        func finish() {
+            if let lastPost, !lastHeard { unheard[lastPost] = lastMessage }
+        }
+    }
+
+    /// Computes the statistics of a session in one pass over its rows.
+    ///
+    /// Reads four integer columns per row in primary-key order, inside SQLite's loop (no
+    /// index needed, so a killed trace is as fast as a finished one). Memory grows with
+    /// messages, observers and owners, and with posts nobody has heard yet, never with
+    /// deliveries: a delivery finds its post's message among the recent posts, which is
+    /// where the bus puts it, or, rarely, by a lookup after the pass.
+    public static func compute(_ reader: TraceReader, session: Int64, top: Int = 10) throws -> TraceStats {
+        let statement = try reader.db.prepare(scanSQL)
+        try statement.bind([.integer(session)])
+        let fold = Fold()
+        struct Observed { var message: Int64?, owner: UInt64?, callSite: Int64? }
+        var observers: [UInt64: Observed] = [:]
+        var ownerLabels: [UInt64: Int64] = [:]
+        do {
+            try reader.walk.run(statement, body: fold.apply) {
+                let id = statement.optionalInt64(2).map { UInt64(bitPattern: $0) }
+                if statement.int64(0) == Int64(EventKind.observerAdded.rawValue) {
+                    guard let observer = statement.optionalInt64(3).map({ UInt64(bitPattern: $0) }) else { return }
+                    let message = statement.optionalInt64(1)
+                    observers[observer] = Observed(message: message, owner: id, callSite: statement.optionalInt64(5))
+                    if message == nil { fold.wildcards.insert(observer) }
+                } else if let owner = id, let label = statement.optionalInt64(4) {
+                    ownerLabels[owner] = label
                 }
             }
-        } catch {
+            fold.finish()
+            if !fold.late.isEmpty {
+                let lookup = try reader.db.prepare(postLookupSQL(indexed: reader.hasIndexes))
+                for (post, counts) in fold.late {
+                    try lookup.bind([.integer(session), .integer(Int64(bitPattern: post))])
+                    guard try lookup.step(), let message = lookup.optionalInt64(0) else { continue }
+                    fold.wildcardCounts[message, default: (0, 0)].deliveries += counts.deliveries
+                    fold.wildcardCounts[message, default: (0, 0)].skips += counts.skips
+                }
+            }
+        } catch let error as TraceStoreError {
             throw TraceReader.damaged(reader.path, error)
         }
+        // Deliveries per message: each typed observer's count under its message, then the wildcards'.
+        struct PerMessage { var posts = 0, deliveries = 0, skips = 0 }
+        var perMessage: [Int64: PerMessage] = [:]
+        for (message, count) in fold.posts { perMessage[message, default: PerMessage()].posts = count }
+        for (observer, count) in fold.deliveries where !fold.wildcards.contains(observer) {
+            guard let message = observers[observer]?.message else { continue }
+            perMessage[message, default: PerMessage()].deliveries += count
+        }
+        for (observer, count) in fold.skips where !fold.wildcards.contains(observer) {
+            guard let message = observers[observer]?.message else { continue }
+            perMessage[message, default: PerMessage()].skips += count
+        }
+        for (message, counts) in fold.wildcardCounts {
+            perMessage[message, default: PerMessage()].deliveries += counts.deliveries
+            perMessage[message, default: PerMessage()].skips += counts.skips
+        }
         func text(_ id: Int64?) -> String? { id.flatMap { reader.string($0) } }
-        let kinds = EventKind.allCases.compactMap { kind in kindCounts[kind.rawValue] > 0 ? (kind, kindCounts[kind.rawValue]) : nil }
+        let kinds = EventKind.allCases.compactMap { kind in
+            fold.kindCounts[kind.rawValue] > 0 ? (kind, fold.kindCounts[kind.rawValue]) : nil
+        }
         let messages = perMessage.map { id, counts in
             MessageCount(message: text(id) ?? "?", posts: counts.posts, deliveries: counts.deliveries, skips: counts.skips)
         }
-        let topObservers = observers.filter { $0.value.deliveries > 0 }
-            .sorted { ($1.value.deliveries, $0.key) < ($0.value.deliveries, $1.key) }
+        let topObservers = fold.deliveries
+            .sorted { ($1.value, $0.key) < ($0.value, $1.key) }
             .prefix(top)
-            .map { id, observed in
-                ObserverCount(observer: id, message: text(observed.message),
-                              owner: text(observed.owner.flatMap { ownerLabels[$0] }), callSite: text(observed.callSite),
-                              deliveries: observed.deliveries)
+            .map { id, count in
+                let observed = observers[id]
+                return ObserverCount(observer: id, message: text(observed?.message),
+                                     owner: text(observed?.owner.flatMap { ownerLabels[$0] }), callSite: text(observed?.callSite),
+                                     deliveries: count)
             }
         var unheard: [String: Int] = [:]
-        for message in unheardSoFar.values { unheard[text(message) ?? "?", default: 0] += 1 }
+        for message in fold.unheard.values { unheard[text(message) ?? "?", default: 0] += 1 }
         return TraceStats(
             kinds: kinds,
             messages: messages.sorted { ($0.posts, $1.message) > ($1.posts, $0.message) },

@@ -18,18 +18,30 @@ public struct TraceVerification: Sendable {
     /// How many problems of one kind a session lists before it only counts them.
     public static let listedProblems = 5
 
-    /// The one pass of a session's verification: its rows in primary-key order.
-    package static let scanSQL = "SELECT seq, kind, post, observer FROM events WHERE session = ?1 ORDER BY seq"
+    /// The one pass of a session's verification: its rows in primary-key order, each
+    /// handed to the fold by `notifybus_walk`, none returned.
+    package static let scanSQL = "SELECT seq FROM events WHERE session = ?1 AND notifybus_walk(seq, kind, post, observer) ORDER BY seq"
 
     /// Verifies every session of the trace.
     ///
-    /// One streaming pass per session over its rows in `seq` order (the primary key:
-    /// no index needed, so a killed trace verifies as fast as a finished one), keeping
-    /// the posted and added ids as ranges, plus SQLite's `quick_check` of the file's
-    /// structure (`integrity_check` with `thorough`, which also cross-checks every index entry).
+    /// One pass per session over its rows in `seq` order (the primary key: no index
+    /// needed, so a killed trace verifies as fast as a finished one), keeping the posted
+    /// and added ids as ranges. Reading every row also reads every page of the `events`
+    /// table, so damage there is an error; the other tables get SQLite's `quick_check`.
+    /// With `thorough`, SQLite's `integrity_check` of the whole file instead, which also
+    /// cross-checks every index entry against its row (many times slower on a large trace;
+    /// the indexes are derived data that `tracectl finish` rebuilds).
     public static func run(_ reader: TraceReader, thorough: Bool = false) throws -> TraceVerification {
-        let integrity = try reader.rows(thorough ? "PRAGMA integrity_check" : "PRAGMA quick_check", [])
-            .map(\.[0].description).joined(separator: "; ")
+        var results: [String] = []
+        if thorough {
+            results = try reader.rows("PRAGMA integrity_check", []).map(\.[0].description)
+        } else {
+            for table in ["meta", "sessions", "strings", "payloads"] {
+                results += try reader.rows("PRAGMA quick_check(\(table))", []).map(\.[0].description)
+            }
+        }
+        let problems = results.filter { $0 != "ok" }
+        let integrity = problems.isEmpty ? "ok" : problems.joined(separator: "; ")
         var reports: [SessionReport] = []
         for session in try reader.sessions() {
             reports.append(try verify(reader, session: session))
@@ -37,9 +49,8 @@ public struct TraceVerification: Sendable {
         return TraceVerification(schemaVersion: reader.schemaVersion, integrity: integrity, sessions: reports)
     }
 
-    private static func verify(_ reader: TraceReader, session: SessionSummary) throws(TraceStoreError) -> SessionReport {
-        let statement = try reader.db.prepare(scanSQL)
-        try statement.bind([.integer(session.id)])
+    /// The fold of one session's verification.
+    private final class Fold {
         var problems: [String] = []
         var count = 0
         var previous: Int64?
@@ -49,53 +60,63 @@ public struct TraceVerification: Sendable {
         var danglingPosts = 0, danglingObservers = 0
         let postedKind = Int64(EventKind.posted.rawValue), addedKind = Int64(EventKind.observerAdded.rawValue)
         let deliveredKind = Int64(EventKind.delivered.rawValue), skippedKind = Int64(EventKind.skipped.rawValue)
-        do {
-            while try statement.step() {
-                let seq = statement.int64(0), kind = statement.int64(1)
-                if count == 0, seq != 0 {
-                    problems.append("first event is seq \(seq), not 0 (the session start)")
-                }
-                if let previous, firstGap == nil, seq != previous &+ 1 { firstGap = seq }
-                previous = seq
-                count += 1
-                lastKind = kind
-                switch kind {
-                case postedKind:
-                    if let post = statement.optionalInt64(2) { posted.insert(UInt64(bitPattern: post)) }
-                case addedKind:
-                    if let observer = statement.optionalInt64(3) { added.insert(UInt64(bitPattern: observer)) }
-                case deliveredKind, skippedKind:
-                    let post = statement.optionalInt64(2), observer = statement.optionalInt64(3)
-                    if !(post.map { posted.contains(UInt64(bitPattern: $0)) } ?? false) {
-                        danglingPosts += 1
-                        if danglingPosts <= listedProblems {
-                            problems.append("seq \(seq): delivery of post \(post.map(String.init) ?? "NULL"), which was never posted before it")
-                        }
-                    }
-                    if !(observer.map { added.contains(UInt64(bitPattern: $0)) } ?? false) {
-                        danglingObservers += 1
-                        if danglingObservers <= listedProblems {
-                            problems.append("seq \(seq): delivery to observer \(observer.map(String.init) ?? "NULL"), which was never added before it")
-                        }
-                    }
-                default:
-                    break
-                }
+
+        func apply(_ row: WalkRow) {
+            let seq = row.int64(0), kind = row.int64(1)
+            if count == 0, seq != 0 {
+                problems.append("first event is seq \(seq), not 0 (the session start)")
             }
-        } catch {
+            if let previous, firstGap == nil, seq != previous &+ 1 { firstGap = seq }
+            previous = seq
+            count += 1
+            lastKind = kind
+            switch kind {
+            case postedKind:
+                if let post = row.id(2) { posted.insert(post) }
+            case addedKind:
+                if let observer = row.id(3) { added.insert(observer) }
+            case deliveredKind, skippedKind:
+                let post = row.id(2), observer = row.id(3)
+                if !(post.map { posted.contains($0) } ?? false) {
+                    danglingPosts += 1
+                    if danglingPosts <= listedProblems {
+                        problems.append("seq \(seq): delivery of post \(post.map { String(Int64(bitPattern: $0)) } ?? "NULL"), which was never posted before it")
+                    }
+                }
+                if !(observer.map { added.contains($0) } ?? false) {
+                    danglingObservers += 1
+                    if danglingObservers <= listedProblems {
+                        problems.append("seq \(seq): delivery to observer \(observer.map { String(Int64(bitPattern: $0)) } ?? "NULL"), which was never added before it")
+                    }
+                }
+            default:
+                break
+            }
+        }
+    }
+
+    private static func verify(_ reader: TraceReader, session: SessionSummary) throws -> SessionReport {
+        let statement = try reader.db.prepare(scanSQL)
+        try statement.bind([.integer(session.id)])
+        let fold = Fold()
+        do {
+            try reader.walk.run(statement, body: { row in fold.apply(row); return false }, row: {})
+        } catch let error as TraceStoreError {
             throw TraceReader.damaged(reader.path, error)
         }
-        if count == 0 { problems.append("no events") }
-        if let firstGap, let previous {
-            problems.append("sequence gap: \(count) events but seq runs to \(previous); first gap before seq \(firstGap)")
+        var problems = fold.problems
+        if fold.count == 0 { problems.append("no events") }
+        if let firstGap = fold.firstGap, let previous = fold.previous {
+            problems.append("sequence gap: \(fold.count) events but seq runs to \(previous); first gap before seq \(firstGap)")
         }
-        for (number, what) in [(danglingPosts, "deliveries of posts never posted"), (danglingObservers, "deliveries to observers never added")]
+        for (number, what) in [(fold.danglingPosts, "deliveries of posts never posted"),
+                               (fold.danglingObservers, "deliveries to observers never added")]
         where number > listedProblems {
             problems.append("\(number) \(what) in all")
         }
-        if session.endedCleanly, lastKind != Int64(EventKind.sessionEnded.rawValue) {
+        if session.endedCleanly, fold.lastKind != Int64(EventKind.sessionEnded.rawValue) {
             problems.append("session is marked ended but its last event is not sessionEnded")
         }
-        return SessionReport(session: session, problems: problems, rowCount: count)
+        return SessionReport(session: session, problems: problems, rowCount: fold.count)
     }
 }

@@ -30,12 +30,14 @@ package final class EventCursor {
             done = true
             throw TraceReader.damaged(path, error)
         }
-        return event()
+        return try event()
     }
 
     /// Reads the current row. Deliveries and posts, nearly all of a large trace, read
     /// only the columns their kind uses; every other kind reads them all.
-    private func event() -> RecordedEvent {
+    ///
+    /// A negative sequence number or an unknown kind is damage: reported, never read as something else.
+    private func event() throws(TraceStoreError) -> RecordedEvent {
         let s = statement.handle
         @inline(__always) func id(_ column: Int32) -> UInt64? {
             sqlite3_column_type(s, column) == SQLITE_NULL ? nil : UInt64(bitPattern: sqlite3_column_int64(s, column))
@@ -43,10 +45,18 @@ package final class EventCursor {
         @inline(__always) func string(_ column: Int32) -> String? {
             sqlite3_column_type(s, column) == SQLITE_NULL ? nil : strings[sqlite3_column_int64(s, column)]
         }
-        let seq = UInt64(bitPattern: sqlite3_column_int64(s, 0))
+        let signedSeq = sqlite3_column_int64(s, 0)
+        guard signedSeq >= 0 else {
+            done = true
+            throw TraceReader.negativeSeq(path, session: session, seq: signedSeq)
+        }
+        let seq = UInt64(signedSeq)
         let time = UInt64(bitPattern: sqlite3_column_int64(s, 1))
         let raw = sqlite3_column_int64(s, 2)
-        let kind = EventKind(rawValue: Int(truncatingIfNeeded: raw)) ?? .bridgeRejected
+        guard let kind = EventKind(rawValue: Int(truncatingIfNeeded: raw)) else {
+            done = true
+            throw TraceStoreError(.notATrace, "\(path): trace is damaged: unknown event kind \(raw) at seq \(seq) of session \(session)")
+        }
         switch kind {
         case .delivered, .skipped:
             return RecordedEvent(session: session, seq: seq, time: time, kind: kind, observer: id(5), post: id(6))

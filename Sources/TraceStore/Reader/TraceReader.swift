@@ -23,7 +23,9 @@ public final class TraceReader {
     /// Whether the file has the secondary indexes a closed (or finished) session builds;
     /// a killed recorder's file has none until `tracectl finish`.
     public let hasIndexes: Bool
-    private var strings: [Int64: String] = [:]
+    private(set) var strings: [Int64: String] = [:]
+    /// `notifybus_walk(...)` on this reader's connection.
+    package let walk = RowWalk()
 
     /// Opens and validates a trace.
     ///
@@ -31,9 +33,11 @@ public final class TraceReader {
     ///   `.foreignDatabase` or `.unsupportedSchema` for each way the file can be unusable.
     public init(path: String) throws(TraceStoreError) {
         self.path = path
-        guard FileManager.default.fileExists(atPath: path) else {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw TraceStoreError(.fileNotFound, "\(path): no such file")
         }
+        guard !isDirectory.boolValue else { throw TraceStoreError(.notATrace, "\(path): a directory, not a trace") }
         if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size == 0 {
             throw TraceStoreError(.notATrace, "\(path): empty file, not a trace")
         }
@@ -45,7 +49,19 @@ public final class TraceReader {
               AND name IN ('events_by_kind', 'events_by_observer', 'events_by_post', 'events_by_owner')
             """) == 4
         try loadStrings()
+        try walk.register(on: db)
     }
+
+    /// The id of an interned string, if the trace holds it.
+    package func stringID(_ value: String) -> Int64? {
+        if stringIDs == nil {
+            var ids: [String: Int64] = [:]
+            for (id, text) in strings { ids[text] = id }
+            stringIDs = ids
+        }
+        return stringIDs?[value]
+    }
+    private var stringIDs: [String: Int64]?
 
     private func loadStrings() throws(TraceStoreError) {
         do {
@@ -56,6 +72,10 @@ public final class TraceReader {
         } catch {
             throw Self.damaged(path, error)
         }
+    }
+
+    static func negativeSeq(_ path: String, session: Int64, seq: Int64) -> TraceStoreError {
+        TraceStoreError(.notATrace, "\(path): trace is damaged: session \(session) holds event seq \(seq), and sequence numbers cannot be negative")
     }
 
     /// The interned string `id`, from the in-memory copy of the `strings` table.
@@ -137,7 +157,12 @@ public final class TraceReader {
         let wanted: Int64
         if let id { wanted = id } else { wanted = try lastSessionID() }
         guard let session = all.first(where: { $0.id == wanted }) else {
-            throw TraceStoreError(.misuse, "\(path): no session \(wanted) (sessions: \(all.map { String($0.id) }.joined(separator: ", ")))")
+            throw TraceStoreError(.noSuchSession(wanted), "\(path): no session \(wanted) (sessions: \(all.map { String($0.id) }.joined(separator: ", ")))")
+        }
+        // Sequence numbers are unsigned: a negative one is damage, refused here (one index probe) rather than
+        // trapping wherever it is read.
+        if let first = try db.scalar("SELECT seq FROM events WHERE session = ?1 ORDER BY seq LIMIT 1", .integer(wanted)), first < 0 {
+            throw Self.negativeSeq(path, session: wanted, seq: first)
         }
         return session
     }
@@ -177,9 +202,23 @@ public final class TraceReader {
         return ""
     }
 
+    /// The last event at or before a point: a primary-key search.
+    package static let lastEventAtSQL = "SELECT seq FROM events WHERE session = ?1 AND seq <= ?2 ORDER BY seq DESC LIMIT 1"
+
+    /// The query of ``state(session:at:)``: one walk of the primary key up to `seq` that
+    /// returns only the events that change the state (registrations, removals, lifecycle,
+    /// application-state posts, skips), leaving deliveries and other posts inside SQLite.
+    package func stateQuery(session: Int64, at seq: UInt64?) -> (sql: String, values: [SQLValue]) {
+        let advanceOnly = (TraceState.kindsThatOnlyAdvance + [.posted]).map { String($0.rawValue) }.joined(separator: ", ")
+        let messages = TraceState.applicationStateMessages.compactMap(stringID).map(String.init).joined(separator: ", ")
+        let kept = "(e.kind NOT IN (\(advanceOnly)) OR (e.kind = \(EventKind.posted.rawValue) AND e.message IN (\(messages))))"
+        return eventQuery(session: session, filter: EventFilter(until: seq), payloads: false, condition: kept)
+    }
+
     /// The SQL and parameters of ``events(session:filter:payloads:)``: one range scan of the
     /// primary key (or a search of an index for an observer or owner filter), no correlated subquery.
-    package func eventQuery(session: Int64, filter: EventFilter, payloads: Bool) -> (sql: String, values: [SQLValue]) {
+    package func eventQuery(session: Int64, filter: EventFilter, payloads: Bool,
+                            condition: String? = nil) -> (sql: String, values: [SQLValue]) {
         var sql = """
             SELECT e.seq, e.time_ns, e.kind, e.message, e.owner, e.observer, e.post, e.parent, e.sender, e.detail,
                    e.note, e.callsite, \(payloads ? "p.json" : "NULL"), \(schemaVersion >= 2 ? "e.handler" : "NULL")
@@ -207,6 +246,7 @@ public final class TraceReader {
         if let observer = filter.observer { sql += " AND e.observer = \(parameter(.integer(Int64(bitPattern: observer))))" }
         if let since = filter.since { sql += " AND e.seq >= \(parameter(.integer(Int64(clamping: since))))" }
         if let until = filter.until { sql += " AND e.seq <= \(parameter(.integer(Int64(clamping: until))))" }
+        if let condition { sql += " AND " + condition }
         sql += " ORDER BY e.seq"
         if let limit = filter.limit { sql += " LIMIT \(parameter(.integer(Int64(clamping: limit))))" }
         return (sql, values)
@@ -223,23 +263,47 @@ public final class TraceReader {
     /// The state at `seq` (inclusive), rebuilt by folding the log from the start.
     public func state(session: Int64, at seq: UInt64? = nil) throws -> TraceState {
         var state = TraceState()
-        let cursor = try events(session: session, filter: EventFilter(until: seq), payloads: false)
+        let (sql, values) = stateQuery(session: session, at: seq)
+        let statement = try db.prepare(sql)
+        try statement.bind(values)
+        let cursor = EventCursor(statement: statement, session: session, strings: strings, path: path)
         while let event = try cursor.next() { state.apply(event) }
+        // The events left out changed nothing but the position.
+        let last = try db.prepare(Self.lastEventAtSQL)
+        try last.bind([.integer(session), .integer(Int64(clamping: seq ?? UInt64(Int64.max)))])
+        if try last.step() { state.advance(to: UInt64(bitPattern: last.int64(0))) }
         return state
+    }
+
+    /// Compiles a user's query: SQL that does not compile is the caller's mistake, not a damaged trace.
+    private func compileQuery(_ sql: String) throws(TraceStoreError) -> Statement {
+        try queryError { () throws(TraceStoreError) in try db.prepareSingle(sql) }
     }
 
     /// Runs read-only SQL and calls `body` with the column names once, then each row.
     ///
-    /// - Throws: ``TraceStoreError`` for SQL that fails or that would write (the
-    ///   connection is read-only, so nothing is changed either way).
+    /// - Throws: ``TraceStoreError`` of kind `.invalidArgument` for SQL that does not compile, that is
+    ///   more than one statement, or that would write (the connection is read-only, so nothing is changed
+    ///   either way), or that fails while it runs with SQLite's generic `SQLITE_ERROR` (an integer
+    ///   overflow, a bad argument to a function); SQLite's own error for anything else (a damaged file).
     public func query(_ sql: String, columns: ([String]) throws -> Void, row: ([SQLValue]) throws -> Void) throws {
-        let statement = try db.prepare(sql)
+        let statement = try compileQuery(sql)
         guard statement.isReadOnly else {
-            throw TraceStoreError(.sqlite(.readOnly), "trace is opened read-only; only queries are allowed", sql: sql)
+            throw TraceStoreError(.invalidArgument, "trace is opened read-only; only queries are allowed - while executing `\(sql)`")
         }
         try columns((0..<statement.columnCount).map(statement.columnName))
-        while try statement.step() {
+        while try queryError({ () throws(TraceStoreError) in try statement.step() }) {
             try row((0..<statement.columnCount).map(statement.value))
+        }
+    }
+
+    /// Runs `body`, turning SQLite's generic error into the caller's mistake.
+    private func queryError<T>(_ body: () throws(TraceStoreError) -> T) throws(TraceStoreError) -> T {
+        do {
+            return try body()
+        } catch {
+            guard error.kind == .sqlite(.error) else { throw Self.damaged(path, error) }
+            throw TraceStoreError(.invalidArgument, error.description)
         }
     }
 }

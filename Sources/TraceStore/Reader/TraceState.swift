@@ -101,6 +101,18 @@ public struct TraceState: Sendable {
         return nil
     }
 
+    /// The kinds ``apply(_:)`` only takes the `seq` of: a reader building a state may leave them out.
+    package static let kindsThatOnlyAdvance: [EventKind] = [
+        .sessionStarted, .sessionEnded, .delivered, .trapped, .actionRouted, .bridgeRejected,
+    ]
+    /// The messages whose posts change the application state; other posts only advance `seq`.
+    package static let applicationStateMessages = [
+        WillResignActive.name, WillEnterForeground.name, DidEnterBackground.name, DidBecomeActive.name,
+    ]
+
+    /// Moves the state to `seq` when the events between changed nothing but the position.
+    package mutating func advance(to seq: UInt64) { self.seq = max(self.seq, seq) }
+
     /// Folds one event into the state.
     public mutating func apply(_ event: RecordedEvent) {
         seq = event.seq
@@ -163,7 +175,7 @@ public struct TraceState: Sendable {
                 break
             }
             owners[id] = owner
-        case .sessionStarted, .sessionEnded, .delivered, .trapped, .actionRouted, .bridgeRejected:
+        case .sessionStarted, .sessionEnded, .delivered, .enqueued, .trapped, .actionRouted, .bridgeRejected:
             break
         }
     }

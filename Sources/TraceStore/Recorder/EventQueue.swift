@@ -12,6 +12,10 @@ final class EventQueue: @unchecked Sendable {
     private let capacity: Int
     private var enqueued: UInt64 = 0
     private var committed: UInt64 = 0
+    /// Events the writer could not write, though it went on with the others.
+    private var lost: UInt64 = 0
+    /// Whether the writer stopped: nothing more is accepted.
+    private var stopped = false
     private var flushRequested = false
     private var closing = false
     private var finished = false
@@ -30,11 +34,11 @@ final class EventQueue: @unchecked Sendable {
     func append(_ event: TraceEvent) {
         condition.lock()
         defer { condition.unlock() }
-        while pending.count >= capacity && failure == nil && !closing {
+        while pending.count >= capacity && !stopped && !closing {
             condition.wait()
         }
-        // After a write failure or close there is nowhere to put the event; `flush` and `close` report it.
-        guard failure == nil, !closing else { return }
+        // After the writer stopped, or close, there is nowhere to put the event; `flush` and `close` report it.
+        guard !stopped, !closing else { return }
         pending.append(event)
         enqueued += 1
         lastSeq = event.seq
@@ -61,14 +65,27 @@ final class EventQueue: @unchecked Sendable {
     func committed(_ count: Int) {
         condition.lock()
         committed += UInt64(count)
-        if committed >= enqueued { flushRequested = false }
+        if committed + lost >= enqueued { flushRequested = false }
         condition.broadcast()
         condition.unlock()
     }
 
+    /// Part of a batch could not be written; the writer goes on. The first error is kept for `flush` and `close`.
+    func lost(_ error: TraceStoreError, written: Int, of count: Int) {
+        condition.lock()
+        if failure == nil { failure = error }
+        committed += UInt64(written)
+        lost += UInt64(count - written)
+        if committed + lost >= enqueued { flushRequested = false }
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// The writer stopped: what is pending is dropped and nothing more is accepted.
     func fail(_ error: TraceStoreError) {
         condition.lock()
         if failure == nil { failure = error }
+        stopped = true
         pending.removeAll()
         condition.broadcast()
         condition.unlock()
@@ -81,7 +98,7 @@ final class EventQueue: @unchecked Sendable {
         let target = enqueued
         flushRequested = true
         condition.broadcast()
-        while committed < target && failure == nil && !finished { condition.wait() }
+        while committed + lost < target && !stopped && !finished { condition.wait() }
         if let failure { throw failure }
     }
 

@@ -17,6 +17,12 @@ public import NotifyBus
 ///
 /// A process killed mid-session leaves a valid file holding every event that
 /// was committed; its session reads as not ended.
+///
+/// An event that cannot be written (a hand-made duplicate `seq`) costs only
+/// itself: the rest of its batch and every later event are written, and
+/// ``flush()`` and ``close()`` throw its error. A failure of the file itself
+/// (disk full, I/O error) stops the recording, and they throw that. A payload
+/// JSON cannot hold is still written (non-finite numbers as strings).
 public final class TraceRecorder: TraceSink, Sendable {
     /// The trace file.
     public let path: String
@@ -24,7 +30,8 @@ public final class TraceRecorder: TraceSink, Sendable {
     public let sessionID: Int64
     private let queue: EventQueue
     private let writer: WriterHandle
-    private let closed = Locked(false)
+    /// How ``close()`` ended, once it ran: a second call reports the same.
+    private let closing = Locked<Result<Void, TraceStoreError>?>(nil)
 
     /// Opens (or creates) `path` and starts a new session in it.
     ///
@@ -55,8 +62,20 @@ public final class TraceRecorder: TraceSink, Sendable {
                 do throws(TraceStoreError) {
                     try handle.writer.write(batch)
                     queue.committed(batch.count)
-                } catch {
+                } catch where Self.concernsTheFile(error) {
+                    // Disk full, I/O error, locked, damaged: nothing more can be written. Stop, and say so.
                     queue.fail(error)
+                } catch {
+                    // The transaction rolled back over one event that cannot be written (a duplicate seq,
+                    // a value too big): it must cost only itself. Write the batch again one event at a time.
+                    var written = 0
+                    for event in batch {
+                        do throws(TraceStoreError) {
+                            try handle.writer.write([event])
+                            written += 1
+                        } catch {}
+                    }
+                    queue.lost(error, written: written, of: batch.count)
                 }
             }
             queue.writerFinished()
@@ -69,6 +88,18 @@ public final class TraceRecorder: TraceSink, Sendable {
         try? close()
     }
 
+    /// Whether a failed write is the file's (nothing more can go in) rather than one event's.
+    private static func concernsTheFile(_ error: TraceStoreError) -> Bool {
+        if error.isBusy || error.isIOFailure || error.isInvalidInput { return true }
+        switch error.kind {
+        case .sqlite(.readOnly), .sqlite(.cannotOpen), .sqlite(.permission), .sqlite(.noMemory), .sqlite(.internal),
+             .sqlite(.lockProtocol), .sqlite(.abort), .sqlite(.interrupted):
+            return true
+        default:
+            return false
+        }
+    }
+
     /// Queues one event; waits only if the buffer is full.
     ///
     /// The session ends at ``close()``: events recorded after it (an app model
@@ -77,24 +108,41 @@ public final class TraceRecorder: TraceSink, Sendable {
         queue.append(event)
     }
 
-    /// Returns once every event recorded before the call is committed to the file.
+    /// Returns once every event recorded before the call is committed to the file, or lost.
     ///
-    /// - Throws: The writer's error, if writing failed.
+    /// - Throws: The writer's first error, if any event could not be written: the trace
+    ///   lacks those events, though it holds the others.
     public func flush() throws(TraceStoreError) {
         try queue.flush()
     }
 
     /// Flushes, ends the session, builds the indexes and closes the file.
-    /// Calling it again does nothing.
+    ///
+    /// - Throws: The first error of the writer thread (the events it concerns are missing from the
+    ///   file, every other one is there), or the error that kept the session from ending.
+    ///
+    /// Calling it again does nothing more: it returns, or throws the same error, as the first call did,
+    /// so that a failed finish cannot be hidden by a later `close()` (a `defer`, `deinit`).
     public func close() throws(TraceStoreError) {
-        let wasClosed = closed.withLock { closed in
-            defer { closed = true }
-            return closed
+        let queue = self.queue, writer = self.writer
+        let outcome = closing.withLock { outcome in
+            if let outcome { return outcome }
+            let result = Result { () throws(TraceStoreError) in
+                queue.close()
+                // Finish the session even after a lost event, so that the file holds all the others,
+                // ended and indexed; then report the first failure.
+                let failure = queue.failure
+                do throws(TraceStoreError) {
+                    try writer.writer.finish(lastSeq: queue.lastSeq, endedAt: Date())
+                } catch {
+                    throw failure ?? error
+                }
+                if let failure { throw failure }
+            }
+            outcome = result
+            return result
         }
-        guard !wasClosed else { return }
-        queue.close()
-        if let failure = queue.failure { throw failure }
-        try writer.writer.finish(lastSeq: queue.lastSeq, endedAt: Date())
+        try outcome.get()
     }
 
     /// Events recorded, and events committed to the file, so far.

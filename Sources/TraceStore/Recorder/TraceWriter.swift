@@ -33,8 +33,10 @@ final class TraceWriter {
 
     init(db: Database, info: SessionInfo) throws(TraceStoreError) {
         self.db = db
-        try db.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA temp_store=MEMORY; PRAGMA cache_size=-16000;")
+        // Refuse a file that is not a trace before changing anything in it: journal_mode=WAL rewrites
+        // the database header, which must stay byte for byte as it was in someone else's database.
         try TraceSchema.prepare(db)
+        try db.execute("PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA temp_store=MEMORY; PRAGMA cache_size=-16000;")
         let create = try db.prepare("""
             INSERT INTO sessions(name, app, started_at, tool_version, scenario, selector_semantics)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6)
@@ -52,23 +54,36 @@ final class TraceWriter {
         insertString = try db.prepare("INSERT OR IGNORE INTO strings(value) VALUES (?1)")
         selectString = try db.prepare("SELECT id FROM strings WHERE value = ?1")
         insertPayload = try db.prepare("INSERT INTO payloads(json) VALUES (?1)")
-        encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        try db.transaction { () throws(TraceStoreError) in
+        encoder = PayloadCoding.encoder()
+        try transaction { () throws(TraceStoreError) in
             try row(seq: 0, time: 0, kind: .sessionStarted, note: try string(info.name))
         }
     }
 
     /// Writes one batch in one transaction.
     func write(_ batch: [TraceEvent]) throws(TraceStoreError) {
-        try db.transaction { () throws(TraceStoreError) in
+        try transaction { () throws(TraceStoreError) in
             for event in batch { try write(event) }
+        }
+    }
+
+    /// A transaction that, when it rolls back, also forgets the ids interned inside it: the rows they
+    /// name are gone, and a later event reusing a cached id would point at nothing, or at another string.
+    private func transaction(_ body: () throws(TraceStoreError) -> Void) throws(TraceStoreError) {
+        do {
+            try db.transaction(body)
+        } catch {
+            strings.removeAll()
+            payloads.removeAll()
+            payloadsByBytes.removeAll()
+            messageNames.removeAll()
+            throw error
         }
     }
 
     /// Writes the end of the session and the indexes, and leaves a self-contained file.
     func finish(lastSeq: UInt64, endedAt: Date) throws(TraceStoreError) {
-        try db.transaction { () throws(TraceStoreError) in
+        try transaction { () throws(TraceStoreError) in
             try row(seq: lastSeq + 1, time: 0, kind: .sessionEnded)
             let end = try db.prepare("UPDATE sessions SET ended_at = ?1, last_seq = ?2 WHERE id = ?3")
             try end.bind([.text(endedAt.traceTimestamp), .integer(Int64(lastSeq + 1)), .integer(session)])
@@ -116,6 +131,8 @@ final class TraceWriter {
             try row(seq: seq, time: time, kind: .delivered, observer: observer, post: post)
         case .skipped(let post, let observer):
             try row(seq: seq, time: time, kind: .skipped, observer: observer, post: post)
+        case .enqueued(let post, let observer):
+            try row(seq: seq, time: time, kind: .enqueued, observer: observer, post: post)
         case .lifecycle(let owner, let phase, let detail):
             try row(seq: seq, time: time, kind: .lifecycle, owner: owner, detail: try string(phase.rawValue),
                     note: try detail.map(string))
@@ -138,11 +155,11 @@ final class TraceWriter {
         sqlite3_bind_int64(s, 3, Int64(bitPattern: time))
         sqlite3_bind_int64(s, 4, Int64(kind.rawValue))
         insert.bind(message, at: 5)
-        insert.bind(owner.map(Int64.init), at: 6)
-        insert.bind(observer.map(Int64.init), at: 7)
-        insert.bind(post.map(Int64.init), at: 8)
-        insert.bind(parent.map(Int64.init), at: 9)
-        insert.bind(sender.map(Int64.init), at: 10)
+        insert.bind(owner.map { Int64(bitPattern: $0) }, at: 6)
+        insert.bind(observer.map { Int64(bitPattern: $0) }, at: 7)
+        insert.bind(post.map { Int64(bitPattern: $0) }, at: 8)
+        insert.bind(parent.map { Int64(bitPattern: $0) }, at: 9)
+        insert.bind(sender.map { Int64(bitPattern: $0) }, at: 10)
         insert.bind(detail, at: 11)
         insert.bind(note, at: 12)
         insert.bind(callsite, at: 13)
@@ -191,18 +208,17 @@ final class TraceWriter {
     }
 
     private func encodedPayload(_ message: any BusMessage) throws(TraceStoreError) -> Int64 {
-        let data: Data
+        let json: String
         do {
             // A named message's name is its `message` column; its payload is its userInfo.
-            if let named = message as? NamedMessage {
-                data = try encoder.encode(named.payload)
-            } else {
-                data = try encoder.encode(message)
-            }
+            let data = if let named = message as? NamedMessage { try encoder.encode(named.payload) }
+                       else { try encoder.encode(message) }
+            json = String(decoding: data, as: UTF8.self)
         } catch {
-            throw TraceStoreError(.misuse, "cannot encode \(type(of: message).name): \(error)")
+            // Failing the batch would roll back every event in it and stop the recording.
+            json = PayloadCoding.unencodable(error)
         }
-        return try payloadID(String(decoding: data, as: UTF8.self))
+        return try payloadID(json)
     }
 
     private func payloadID(_ json: String) throws(TraceStoreError) -> Int64 {

@@ -34,7 +34,7 @@ public enum TraceReplayer {
                               output: String? = nil, _ build: (Bus) throws -> Any) throws -> ReplayReport {
         let reader = try TraceReader(path: trace)
         let recorded = try reader.session(session)
-        return try capture(output: output, name: recorded.name + " (replay)", scenario: recorded.scenario,
+        return try capture(trace: trace, output: output, name: recorded.name + " (replay)", scenario: recorded.scenario,
                            expected: reader, session: recorded.id, ignoringLifecycle: true) { bus, clock in
             let system = try build(bus)
             var failure: String?
@@ -80,10 +80,14 @@ public enum TraceReplayer {
     /// would record its observers' token releases, which the recording never saw.
     ///
     /// Both sides are read as streams, in step: memory does not grow with the trace.
-    package static func capture(output: String?, name: String, scenario: String?, expected: TraceReader, session: Int64,
+    package static func capture(trace: String, output: String?, name: String, scenario: String?, expected: TraceReader, session: Int64,
                                 ignoringLifecycle: Bool = false, _ body: (Bus, ManualClock) throws -> (failure: String?, system: Any)) throws -> ReplayReport {
         let path = output ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("notifybus-replay-\(UUID().uuidString).trace").path
+        // The output is replaced: it must not be the recording the replay compares against.
+        if let output, TraceFiles.isSameFile(output, trace) {
+            throw TraceStoreError(.invalidArgument, "\(output) is the trace being replayed; give another --output")
+        }
         TraceFiles.remove(at: path)
         defer { if output == nil { TraceFiles.remove(at: path) } }
         let recorder = try TraceRecorder(path: path, session: SessionInfo(name: name, app: "replay", scenario: scenario))

@@ -29,7 +29,7 @@ package final class Database {
         switch mode {
         case .readOnly:
             flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX
-            name = "file:" + Self.uriEscaped(path) + "?mode=ro"
+            name = Self.uri(path) + "?mode=ro"
         case .create:
             flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
             name = path
@@ -42,6 +42,9 @@ package final class Database {
             // A failed open still allocates a handle that must be closed.
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open \(path)"
             sqlite3_close_v2(db)
+            if mode == .create {
+                throw TraceStoreError(.cannotCreate, "\(path): cannot create or open for writing (\(message))")
+            }
             throw TraceStoreError(.sqlite(.init(rawValue: code & 0xFF)), "\(message) (\(path))")
         }
         handle = db
@@ -73,6 +76,41 @@ package final class Database {
         return Statement(handle: statement, database: self, sql: sql)
     }
 
+    /// Compiles `sql`, which must be exactly one statement: what follows it may only be
+    /// whitespace, comments and semicolons (SQLite compiles those to no statement).
+    ///
+    /// - Throws: `.invalidArgument` for empty SQL or more than one statement; SQLite's error for SQL that does not compile.
+    package func prepareSingle(_ sql: String) throws(TraceStoreError) -> Statement {
+        var statement: OpaquePointer?
+        var rest = ""
+        let code = sql.withCString { start -> Int32 in
+            var tail: UnsafePointer<CChar>?
+            let code = sqlite3_prepare_v3(handle, start, -1, 0, &statement, &tail)
+            if code == SQLITE_OK, let tail { rest = String(cString: tail) }
+            return code
+        }
+        try check(code, sql: sql)
+        guard let statement else { throw TraceStoreError(.invalidArgument, "empty SQL: give one statement") }
+        let compiled = Statement(handle: statement, database: self, sql: sql)
+        var remaining = rest
+        while !remaining.isEmpty {
+            var next: OpaquePointer?
+            var following = ""
+            let code = remaining.withCString { start -> Int32 in
+                var tail: UnsafePointer<CChar>?
+                let code = sqlite3_prepare_v3(handle, start, -1, 0, &next, &tail)
+                if code == SQLITE_OK, let tail { following = String(cString: tail) }
+                return code
+            }
+            sqlite3_finalize(next)
+            guard code == SQLITE_OK, next == nil else {
+                throw TraceStoreError(.invalidArgument, "only one statement can run at a time; found another after `\(sql.prefix(sql.utf8.count - rest.utf8.count))`")
+            }
+            remaining = following
+        }
+        return compiled
+    }
+
     /// Runs `body` in a transaction, committing if it returns and rolling back if it throws.
     package func transaction<T>(_ body: () throws(TraceStoreError) -> T) throws(TraceStoreError) -> T {
         try execute("BEGIN IMMEDIATE")
@@ -97,14 +135,20 @@ package final class Database {
     /// Whether the connection refuses writes.
     package var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
 
-    private static func uriEscaped(_ path: String) -> String {
-        var out = ""
+    /// `path` as an SQLite URI: every byte but unreserved ASCII and `/` percent-encoded, so that any
+    /// file name works (`café`, spaces, `%`, `?`, `#`); SQLite decodes the escapes back to the same bytes.
+    /// An absolute path gets the empty authority (`file:///…`), so a path starting `//` is not read as a host.
+    static func uri(_ path: String) -> String {
+        var out = path.hasPrefix("/") ? "file://" : "file:"
         for byte in path.utf8 {
             switch byte {
-            case UInt8(ascii: "%"), UInt8(ascii: "?"), UInt8(ascii: "#"):
-                out += "%" + String(byte, radix: 16, uppercase: true)
-            default:
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"),
+                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "/"):
                 out.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let hex = String(byte, radix: 16, uppercase: true)
+                out += byte < 0x10 ? "%0" + hex : "%" + hex
             }
         }
         return out

@@ -25,6 +25,13 @@ public struct TraceStoreError: Error, Sendable, CustomStringConvertible {
         case unsupportedSchema(Int)
         /// A bad argument or a state that does not allow the operation.
         case misuse
+        /// The trace holds no session with this id.
+        case noSuchSession(Int64)
+        /// An argument the caller gave cannot be used: SQL that is not one read-only
+        /// statement, a replay's output that is the trace being replayed.
+        case invalidArgument
+        /// An output file cannot be created or moved into place.
+        case cannotCreate
     }
 
     public init(_ kind: Kind, _ message: String, sql: String? = nil) {
@@ -40,6 +47,16 @@ public struct TraceStoreError: Error, Sendable, CustomStringConvertible {
         case .sqlite(let code): code == .corrupt || code == .notADatabase
         default: false
         }
+    }
+
+    /// Whether another connection holds the file locked (`SQLITE_BUSY` or `SQLITE_LOCKED`).
+    public var isBusy: Bool {
+        kind == .sqlite(.busy) || kind == .sqlite(.locked)
+    }
+
+    /// Whether the operating system failed to read or write the file (`SQLITE_IOERR`, `SQLITE_FULL`).
+    public var isIOFailure: Bool {
+        kind == .sqlite(.ioError) || kind == .sqlite(.full)
     }
 
     public var description: String {

@@ -14,6 +14,8 @@ public enum EventKind: Int, Sendable, CaseIterable, Codable, CustomStringConvert
     case ownerAttached = 11
     case ownerReleased = 12
     case trapped = 13
+    /// A delivery queued for a `@MainActor` or `async` handler (schema 3).
+    case enqueued = 14
 
     /// The name used in JSON output, SQL views and `--kind` filters.
     public var name: String {
@@ -32,6 +34,7 @@ public enum EventKind: Int, Sendable, CaseIterable, Codable, CustomStringConvert
         case .ownerAttached: "ownerAttached"
         case .ownerReleased: "ownerReleased"
         case .trapped: "trapped"
+        case .enqueued: "enqueued"
         }
     }
 

@@ -8,6 +8,8 @@ package enum TraceSchema {
     /// Version 2 (issue 10) added observer kinds, captures and handler names, owner
     /// attachments and releases, traps, and the session's selector semantics.
     /// Version 3 (issue 13) added `sessions.crashed_at`, set by `tracectl finish`.
+    /// Version 3 also (issue 12) added event kind 14, `enqueued`: a delivery queued for a
+    /// `@MainActor` or `async` handler.
     package static let version = 3
     /// The oldest schema version this build still reads. Version 1 traces have no
     /// observer kinds: their observers read as typed tokens.

@@ -50,6 +50,8 @@ extension TraceCtl {
                 "tracectl observers \(path) --at \(findings.compactMap(\.ownerGoneAt).first ?? 1)",
                 "tracectl stats \(path)",
                 "tracectl leaks \(path) --format json",
+                "tracectl leaks \(path) --format sarif > leaks.sarif",
+                "tracectl export \(path) --format chrome-trace -o demo-perfetto.json   # open in ui.perfetto.dev",
                 "tracectl sql \(path) \"SELECT owner_label, message, callsite, removal_reason FROM observers WHERE removed_seq IS NULL OR removal_reason = 'ownerGone'\"",
                 "tracectl demo --print-scenario > demo.json   # then edit it and: tracectl record demo.json -o mine.trace",
             ] {

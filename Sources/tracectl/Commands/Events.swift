@@ -18,7 +18,7 @@ extension TraceCtl {
         static let configuration = CommandConfiguration(
             abstract: "Print the event log, filtered; filters are bound SQL parameters.",
             discussion: """
-                Kinds: sessionStarted, ownerRegistered, observerAdded, observerRemoved, posted, delivered, skipped,
+                Kinds: sessionStarted, ownerRegistered, observerAdded, observerRemoved, posted, delivered, skipped, enqueued,
                 lifecycle, actionRouted, bridgeRejected, sessionEnded. --owner takes an owner id or a label
                 (a screen name). Output streams: a long log is never built in memory.
 
@@ -54,6 +54,9 @@ extension TraceCtl {
 
         func validate() throws {
             if let limit, limit < 0 { throw ValidationError("--limit must not be negative") }
+            try checkStoredRange(observer, option: "--observer")
+            try checkStoredRange(since, option: "--since")
+            try checkStoredRange(until, option: "--until")
             if let since, let until, since > until { throw ValidationError("--since is after --until") }
         }
 
@@ -180,7 +183,7 @@ struct EventDescriber {
         case .posted:
             add("post", .from(e.post)); add("message", .from(e.message)); add("sender", .from(label(e.sender)))
             add("parent", .from(e.parent)); add("origin", .from(e.detail)); add("payload", e.payload.map(JSON.raw) ?? .null)
-        case .delivered, .skipped:
+        case .delivered, .skipped, .enqueued:
             let info = e.observer.flatMap { observers[$0] }
             add("post", .from(e.post)); add("observer", .from(e.observer)); add("message", .from(info?.message))
             add("owner", .from(label(info?.owner)))
@@ -222,7 +225,7 @@ struct EventDescriber {
         case .posted:
             body = "post \(e.post ?? 0) \(e.message ?? "?") (\(e.detail ?? "?"))" + (e.parent.map { " parent \($0)" } ?? "")
                 + (e.sender.map { " sender \(label($0) ?? "?")" } ?? "")
-        case .delivered, .skipped:
+        case .delivered, .skipped, .enqueued:
             let info = e.observer.flatMap { observers[$0] }
             body = "post \(e.post ?? 0) -> observer \(e.observer ?? 0) \(info?.message ?? "") owner \(label(info?.owner) ?? "-")"
         case .lifecycle: body = "\(label(e.owner) ?? "?") \(e.detail ?? "?")" + (e.note.map { " " + $0 } ?? "")

@@ -44,7 +44,8 @@ extension TraceCtl {
                 --format sarif writes SARIF 2.1.0 for code review (GitHub code scanning and other SARIF viewers).
 
                 Exit codes: 0 when no finding at or above --min-severity is outside the baseline, 1 when any is;
-                65 for a file that is not a trace; 66 for a missing file.
+                65 for a file that is not a trace; 66 for a missing file; 69 for a session the trace does not
+                hold; 73 for a baseline that cannot be written (the full table: tracectl --help).
 
                 EXAMPLES:
                   tracectl leaks login.trace
@@ -95,7 +96,7 @@ extension TraceCtl {
                     try text.write(toFile: writeBaseline, atomically: true, encoding: .utf8)
                 } catch {
                     diagnose("\(writeBaseline): cannot write the baseline (\(error.localizedDescription))")
-                    throw ExitCode.failure
+                    throw Exit.cannotCreate
                 }
             }
             let out = Output()
@@ -110,10 +111,7 @@ extension TraceCtl {
 
         private func loadBaseline() throws -> Set<String> {
             guard let baseline else { return [] }
-            guard let data = FileManager.default.contents(atPath: baseline) else {
-                diagnose("\(baseline): no such file")
-                throw Exit.missingInput
-            }
+            let data = try readInput(baseline)
             guard let list = try? JSONSerialization.jsonObject(with: data) as? [String] else {
                 diagnose("\(baseline): not a baseline (expected a JSON list of fingerprint strings)")
                 throw Exit.invalidInput

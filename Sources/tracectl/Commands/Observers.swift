@@ -19,6 +19,10 @@ extension TraceCtl {
         @Option(help: "The sequence number (default: the end of the session).")
         var at: UInt64?
 
+        func validate() throws {
+            try checkStoredRange(at, option: "--at")
+        }
+
         func run() throws {
             let reader = try openTrace(options.trace)
             let state = try reportingErrors {

@@ -26,15 +26,8 @@ extension TraceCtl {
         var output: String?
 
         func run() throws {
-            guard FileManager.default.fileExists(atPath: scenario) else {
-                diagnose("\(scenario): no such file")
-                throw Exit.missingInput
-            }
+            let data = try readInput(scenario)
             let url = URL(fileURLWithPath: scenario)
-            guard let data = FileManager.default.contents(atPath: scenario) else {
-                diagnose("\(scenario): cannot read the file")
-                throw Exit.missingInput
-            }
             let path = output ?? url.deletingPathExtension().lastPathComponent + ".trace"
             let summary = try reportingErrors {
                 try ScenarioRecording.record(scenario: data, file: url.lastPathComponent, to: path)

@@ -37,11 +37,7 @@ extension TraceCtl {
             let session = try reportingErrors { try reader.session(options.session) }
             var data: Data?
             if let scenario {
-                guard let contents = FileManager.default.contents(atPath: scenario) else {
-                    diagnose("\(scenario): no such file")
-                    throw Exit.missingInput
-                }
-                data = contents
+                data = try readInput(scenario)
             }
             if data == nil && session.scenario == nil {
                 diagnose("\(options.trace): session \(session.id) was not recorded from a scenario; give one with --scenario, "

@@ -9,19 +9,21 @@ extension LeakReport {
     /// The report as a SARIF log: one run, every rule described, one result per finding at its call site.
     ///
     /// Swift call sites (`#fileID:#line`) become a file and a line relative to `%SRCROOT%`; scenario call
-    /// sites become the scenario file with the observer's JSON path as a logical location.
+    /// sites become the scenario file, the line that declares the observer (found in the scenario text the
+    /// session recorded) and the observer's JSON path as a logical location.
     var sarif: JSON {
         let rules = LeakRule.allCases
         let index = Dictionary(uniqueKeysWithValues: rules.enumerated().map { ($1, $0) })
         let groupOf = Dictionary(groups.flatMap { group in group.findings.map { ($0, group.id) } },
                                  uniquingKeysWith: { first, _ in first })
+        let lines = scenarioLines
         let results: [JSON] = groups.flatMap(\.findings).map { finding in
             var fields: [(String, JSON)] = [
                 ("ruleId", .string(finding.rule.rawValue)),
                 ("ruleIndex", .int(Int64(index[finding.rule] ?? 0))),
                 ("level", .string(finding.rule.severity.rawValue)),
                 ("message", .object([("text", .string(sarifMessage(finding)))])),
-                ("locations", .array(sarifLocations(finding.callSite))),
+                ("locations", .array(sarifLocations(finding.callSite, lines: lines))),
                 ("partialFingerprints", .object([("notifybusFingerprint/v1", .string(finding.fingerprint))])),
             ]
             if !baseline.isEmpty {
@@ -67,12 +69,15 @@ extension LeakReport {
         file.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? file
     }
 
+    /// The lines of the scenario the session recorded, so a scenario call site gets a line too.
+    private var scenarioLines: JSONLineIndex? { session.scenario.flatMap(JSONLineIndex.init) }
+
     private func sarifMessage(_ finding: LeakFinding) -> String {
         let owner = finding.owner.map { " of \($0)" + (finding.ownerType.map { " (\($0))" } ?? "") } ?? ""
         return "\(finding.rule.title): \(finding.message ?? "every message") observer\(owner); \(describe(finding))."
     }
 
-    private func sarifLocations(_ callSite: String) -> [JSON] {
+    private func sarifLocations(_ callSite: String, lines: JSONLineIndex?) -> [JSON] {
         switch CallSiteLocation(callSite) {
         case .source(let file, let line):
             return [.object([("physicalLocation", .object([
@@ -80,10 +85,14 @@ extension LeakReport {
                 ("region", .object([("startLine", .int(Int64(line)))])),
             ]))])]
         case .scenario(let file, let path):
+            var physical: [(String, JSON)] = [
+                ("artifactLocation", .object([("uri", .string(Self.uri(file))), ("uriBaseId", .string("%SRCROOT%"))])),
+            ]
+            if let line = lines?.line(of: path) {
+                physical.append(("region", .object([("startLine", .int(Int64(line)))])))
+            }
             return [.object([
-                ("physicalLocation", .object([
-                    ("artifactLocation", .object([("uri", .string(Self.uri(file))), ("uriBaseId", .string("%SRCROOT%"))])),
-                ])),
+                ("physicalLocation", .object(physical)),
                 ("logicalLocations", .array([.object([
                     ("fullyQualifiedName", .string(path)), ("kind", .string("element")),
                 ])])),

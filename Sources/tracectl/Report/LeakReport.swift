@@ -120,6 +120,9 @@ struct LeakReport {
                 return "removal at seq \(finding.seq) left \(finding.observerKind?.rawValue ?? "block") observer \(observer) registered: only its token removes it"
             }
             return "removal at seq \(finding.seq) asked for \(finding.message ?? "a name") the owner never observed"
+        case .tokenReleasedUnheard:
+            return [added, "its token was released before any post reached it; the message was posted at seq \(finding.seq) and it was gone: keep the token"]
+                .compactMap { $0 }.joined(separator: "; ")
         case .unbalancedRemoval:
             if let observer = finding.observer, finding.addedAt != nil {
                 return "observer \(observer) removed again at seq \(finding.seq): it was no longer registered"

@@ -1,0 +1,54 @@
+internal import CSQLite
+
+/// The arguments of one call of `notifybus_walk(...)`: a row's columns, as integers.
+package struct WalkRow {
+    let argv: UnsafeMutablePointer<OpaquePointer?>
+
+    /// The argument at `index`; 0 for NULL.
+    @inline(__always) package func int64(_ index: Int) -> Int64 { sqlite3_value_int64(argv[index]) }
+    /// The argument at `index`, or `nil` for NULL.
+    @inline(__always) package func optional(_ index: Int) -> Int64? {
+        sqlite3_value_type(argv[index]) == SQLITE_NULL ? nil : sqlite3_value_int64(argv[index])
+    }
+    /// An id column: the stored integer's bit pattern.
+    @inline(__always) package func id(_ index: Int) -> UInt64? { optional(index).map { UInt64(bitPattern: $0) } }
+}
+
+/// The SQL function `notifybus_walk(...)`, registered on a reader's connection, which
+/// hands each row it is called on to a Swift closure and keeps the row when it returns `true`.
+///
+/// Called in a statement's `WHERE`, it folds every row inside SQLite's own loop (one
+/// function call per row, no round trip to the caller), and only the rows the fold
+/// wants come back: this is how `stats`, `verify`, `leaks` and `observers` stay close
+/// to a plain scan. The rows come in the scan's order, which is `seq` order when the
+/// plan walks the primary key without a sort (checked by `QueryPlanTests`); the closure
+/// sees each row before the caller sees any later one.
+package final class RowWalk {
+    package typealias Body = (WalkRow) -> Bool
+    /// What the function does now; `nil` keeps every row.
+    var body: Body?
+
+    /// The function's SQL name.
+    package static let name = "notifybus_walk"
+
+    func register(on db: Database) throws(TraceStoreError) {
+        let callback: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, _, argv in
+            let walk = Unmanaged<RowWalk>.fromOpaque(sqlite3_user_data(context)).takeUnretainedValue()
+            guard let body = walk.body, let argv else {
+                sqlite3_result_int(context, 1)
+                return
+            }
+            sqlite3_result_int(context, body(WalkRow(argv: argv)) ? 1 : 0)
+        }
+        // The connection holds the pointer unretained: the reader keeps this object as long as the connection.
+        try db.check(sqlite3_create_function_v2(db.handle, Self.name, -1, SQLITE_UTF8, Unmanaged.passUnretained(self).toOpaque(),
+                                                 callback, nil, nil, nil))
+    }
+
+    /// Runs `statement` to its end with `body` as the function, calling `row` for each row it keeps.
+    package func run(_ statement: Statement, body: @escaping Body, row: () throws -> Void) throws {
+        self.body = body
+        defer { self.body = nil }
+        while try statement.step() { try row() }
+    }
+}

@@ -1,0 +1,63 @@
+import ArgumentParser
+import Foundation
+import TraceStore
+
+/// `export --format chrome-trace`.
+enum ExportFormat: String, ExpressibleByArgument, CaseIterable {
+    case chromeTrace = "chrome-trace"
+}
+
+extension TraceCtl {
+    struct Export: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Export a session for other viewers: Trace Event JSON for Perfetto UI and chrome://tracing.",
+            discussion: """
+                chrome-trace: screens are processes whose tracks are "visible", "in hierarchy" and one track
+                per row of observers; observer lifetimes are slices, posts are slices on the "posts" track
+                that last while they are delivered, deliveries are short slices inside their observer's
+                lifetime with a flow arrow from the post, findings are instant events. Time is the event
+                order: ts is the sequence number (1 event = 1 µs). docs/CHROME_TRACE.md walks through the demo.
+
+                EXAMPLES:
+                  tracectl export demo.trace --format chrome-trace -o demo.json   # then open it in ui.perfetto.dev
+                  tracectl export demo.trace --format chrome-trace > demo.json
+                """
+        )
+
+        @Argument(help: "The trace file.", completion: .file(extensions: ["trace", "sqlite"]))
+        var trace: String
+
+        @Option(help: "The session to export (default: the newest).")
+        var session: Int64?
+
+        @Option(help: "Export format: chrome-trace.")
+        var format: ExportFormat
+
+        @Option(name: [.short, .customLong("output")], help: "Where to write (default: standard output).")
+        var output: String?
+
+        func run() throws {
+            let reader = try openTrace(trace)
+            let timeline = try reportingErrors {
+                try TraceStore.Timeline.build(reader, session: try reader.session(session).id)
+            }
+            let report = LeakReport(trace: trace, session: timeline.session, findings: [], baseline: [])
+            var text = ""
+            switch format {
+            case .chromeTrace: ChromeTrace(timeline: timeline, describe: report.describe).render(into: &text)
+            }
+            guard let output else {
+                let out = Output()
+                out.write(text)
+                out.flush()
+                return
+            }
+            do {
+                try text.write(toFile: output, atomically: true, encoding: .utf8)
+            } catch {
+                diagnose("\(output): cannot write the export (\(error.localizedDescription))")
+                throw Exit.cannotCreate
+            }
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import ArgumentParser
+import Foundation
+import TraceStore
+
+extension TraceCtl {
+    struct Timeline: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Draw a session as one self-contained HTML page: when each observer lived beside its screen.",
+            discussion: """
+                A lane per owner (screens, with the objects attached to them nested beneath), each screen's
+                visible and in-hierarchy intervals, each observer's registered interval (red once its owner is
+                gone), posts and deliveries as marks, and the leak findings where the analysis saw them: hover
+                a mark for its text, click to keep it. The page fetches nothing: open it from disk, attach it
+                to a bug report. Zoomed out, marks closer than a pixel are drawn once, darker for more.
+
+                EXAMPLES:
+                  tracectl timeline demo.trace                      # writes demo.html beside the trace
+                  tracectl timeline demo.trace -o /tmp/timeline.html --session 2
+                """
+        )
+
+        @Argument(help: "The trace file.", completion: .file(extensions: ["trace", "sqlite"]))
+        var trace: String
+
+        @Option(help: "The session to draw (default: the newest).")
+        var session: Int64?
+
+        @Option(name: [.short, .customLong("output")], help: "Where to write the page (default: the trace's name with .html).")
+        var output: String?
+
+        func run() throws {
+            let reader = try openTrace(trace)
+            let timeline = try reportingErrors {
+                try TraceStore.Timeline.build(reader, session: try reader.session(session).id)
+            }
+            let path = output ?? URL(fileURLWithPath: trace).deletingPathExtension().appendingPathExtension("html").path
+            let report = LeakReport(trace: trace, session: timeline.session, findings: [], baseline: [])
+            var data = ""
+            TimelineData(timeline: timeline, trace: trace, describe: report.describe).render(into: &data)
+            let page = TimelinePage.html(title: "\(timeline.session.name) — session \(timeline.session.id)", data: data)
+            do {
+                try page.write(toFile: path, atomically: true, encoding: .utf8)
+            } catch {
+                diagnose("\(path): cannot write the timeline (\(error.localizedDescription))")
+                throw Exit.cannotCreate
+            }
+            let findings = timeline.groups.reduce(0) { $0 + $1.findings.count }
+            print("wrote \(path): \(timeline.lanes.count) owners, \(timeline.observers.count) observers, "
+                  + "\(timeline.posts.count) posts, \(timeline.deliveries.count) deliveries, "
+                  + "\(findings) findings in \(timeline.groups.count) groups")
+        }
+    }
+}

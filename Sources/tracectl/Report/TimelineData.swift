@@ -1,0 +1,215 @@
+import NotifyBus
+import TraceStore
+
+/// The timeline as the compact JSON its page reads: lanes in tree order, observers packed into
+/// rows, posts and deliveries as flat number arrays, findings grouped by cause.
+struct TimelineData {
+    let timeline: Timeline
+    let trace: String
+    let describe: (LeakFinding) -> String
+
+    /// Outcome codes in the `deliveries` array.
+    static let outcomeCodes: [DeliveryOutcome: Int] = [.delivered: 0, .skipped: 1, .trapped: 2]
+
+    /// Writes the JSON into `out`.
+    func render(into out: inout String) {
+        var messages: [String] = []
+        var messageIndex: [String: Int] = [:]
+        func intern(_ message: String?) -> Int {
+            guard let message else { return -1 }
+            if let index = messageIndex[message] { return index }
+            messageIndex[message] = messages.count
+            messages.append(message)
+            return messages.count - 1
+        }
+        let layout = TimelineLayout(timeline)
+        let (order, laneOf, rowEnds) = (layout.order, layout.laneOf, layout.rowEnds)
+        let (observerRows, observerIndex) = (layout.observerRows, layout.observerIndex)
+
+        var postIndex: [UInt64: Int] = [:]
+        out += "{\"title\":"
+        JSON.string("\(timeline.session.name) — session \(timeline.session.id)").render(into: &out)
+        out += ",\"trace\":"
+        JSON.string(trace).render(into: &out)
+        out += ",\"end\":\(timeline.end),\"lanes\":["
+        for (index, (lane, depth)) in order.enumerated() {
+            if index > 0 { out += "," }
+            let fields: [(String, JSON)] = [
+                ("label", .string(lane.label)), ("type", .string(lane.type)), ("owner", .from(lane.owner)),
+                ("depth", .int(Int64(depth))), ("screen", .bool(lane.isScreen)),
+                ("rows", .int(Int64(rowEnds[index]?.count ?? 0))),
+                ("registered", .from(lane.registeredAt)),
+                ("visible", .array(lane.visible.flatMap { [JSON.from($0.start), .from($0.end)] })),
+                ("hierarchy", .array(lane.inHierarchy.flatMap { [JSON.from($0.start), .from($0.end)] })),
+                ("gone", .from(lane.goneAt)), ("released", .bool(lane.released)),
+            ]
+            JSON.object(fields).render(into: &out)
+        }
+        // Observers, column by column; strings are indexes into `strings`.
+        var strings: [String] = []
+        var stringIndex: [String: Int] = [:]
+        func string(_ text: String?) -> Int {
+            guard let text else { return -1 }
+            if let index = stringIndex[text] { return index }
+            stringIndex[text] = strings.count
+            strings.append(text)
+            return strings.count - 1
+        }
+        let observers = timeline.observers
+        func column(_ name: String, _ values: [Int]) {
+            out += "\"\(name)\":["
+            for (index, value) in values.enumerated() {
+                if index > 0 { out += "," }
+                out += String(value)
+            }
+            out += "]"
+        }
+        out += "],\"observers\":{"
+        column("id", observers.map { Int($0.id) }); out += ","
+        column("lane", observerRows.map(\.lane)); out += ","
+        column("row", observerRows.map(\.row)); out += ","
+        column("message", observers.map { intern($0.message) }); out += ","
+        column("site", observers.map { string($0.callSite) }); out += ","
+        column("kind", observers.map { string($0.kind.rawValue) }); out += ","
+        column("capture", observers.map { string($0.capture?.rawValue) }); out += ","
+        column("start", observers.map { Int($0.interval.start) }); out += ","
+        column("end", observers.map { Int($0.interval.end) }); out += ","
+        column("open", observers.map { $0.ending == .stillRegistered ? 1 : 0 }); out += ","
+        column("ending", observers.map { observer in
+            switch observer.ending {
+            case .stillRegistered: string("still registered at the end")
+            case .removed(let reason): string("removed" + (reason.map { " (\($0.rawValue))" } ?? ""))
+            }
+        })
+        out += "}"
+        // Flat arrays: [seq, message, parent post index or -1] per post.
+        out += ",\"posts\":["
+        for (index, post) in timeline.posts.enumerated() {
+            if index > 0 { out += "," }
+            postIndex[post.post] = index
+            let parent = post.parent.flatMap { postIndex[$0] } ?? -1
+            out += "\(post.seq),\(intern(post.message)),\(parent)"
+        }
+        // [seq, observer index, outcome code, post index or -1] per delivery.
+        out += "],\"deliveries\":["
+        var first = true
+        for delivery in timeline.deliveries {
+            guard let observer = observerIndex[delivery.observer] else { continue }
+            if !first { out += "," }
+            first = false
+            let post = postIndex[delivery.post] ?? -1
+            out += "\(delivery.seq),\(observer),\(Self.outcomeCodes[delivery.outcome] ?? 0),\(post)"
+        }
+        // Groups, each with its findings column by column.
+        out += "],\"groups\":["
+        for (index, group) in timeline.groups.enumerated() {
+            if index > 0 { out += "," }
+            out += "{\"id\":"
+            JSON.string(group.id).render(into: &out)
+            out += ",\"severity\":"
+            JSON.string(group.severity.rawValue).render(into: &out)
+            out += ",\"ownerType\":"
+            JSON.from(group.ownerType).render(into: &out)
+            out += ",\"callsite\":"
+            JSON.string(group.callSite).render(into: &out)
+            out += ",\"findings\":{"
+            let findings = group.findings
+            column("rule", findings.map { string($0.rule.rawValue) }); out += ","
+            column("fingerprint", findings.map { string($0.fingerprint) }); out += ","
+            column("message", findings.map { string($0.message) }); out += ","
+            column("owner", findings.map { string($0.owner) }); out += ","
+            column("seq", findings.map { Int($0.seq) }); out += ","
+            column("lane", findings.map { $0.ownerID.flatMap { laneOf[$0] } ?? -1 }); out += ","
+            column("observer", findings.map { $0.observer.flatMap { observerIndex[$0] } ?? -1 }); out += ","
+            out += "\"text\":"
+            JSON.array(findings.map { .string(describe($0)) }).render(into: &out)
+            out += "}}"
+        }
+        out += "],\"rules\":{"
+        for (index, rule) in LeakRule.allCases.enumerated() {
+            if index > 0 { out += "," }
+            JSON.string(rule.rawValue).render(into: &out)
+            out += ":"
+            JSON.object([("title", .string(rule.title)), ("help", .string(rule.help)),
+                         ("severity", .string(rule.severity.rawValue))]).render(into: &out)
+        }
+        out += "},\"messages\":"
+        JSON.array(messages.map(JSON.string)).render(into: &out)
+        out += ",\"strings\":"
+        JSON.array(strings.map(JSON.string)).render(into: &out)
+        out += "}"
+    }
+}
+
+/// Where each owner and observer goes: owners in tree order (attached objects under their host),
+/// each observer on a row of its owner's lane, shared with the ones that ended before it began.
+struct TimelineLayout {
+    /// The lanes shown, in order, with their depth in the attachment tree.
+    let order: [(lane: Timeline.Lane, depth: Int)]
+    /// A lane's index by owner id.
+    let laneOf: [UInt64: Int]
+    /// Per lane index (-1: observers without a shown owner), the end of each row's last observer.
+    let rowEnds: [Int: [UInt64]]
+    /// Per observer, in the timeline's order: its lane index (-1 when none) and row.
+    let observerRows: [(lane: Int, row: Int)]
+    /// An observer's index in the timeline by id.
+    let observerIndex: [UInt64: Int]
+
+    init(_ timeline: Timeline) {
+        order = Self.laneOrder(timeline)
+        var laneOf: [UInt64: Int] = [:]
+        for (index, entry) in order.enumerated() { laneOf[entry.lane.owner] = index }
+        var rowEnds: [Int: [UInt64]] = [:]
+        var observerRows: [(lane: Int, row: Int)] = []
+        var observerIndex: [UInt64: Int] = [:]
+        for (index, observer) in timeline.observers.enumerated() {
+            observerIndex[observer.id] = index
+            let lane = observer.owner.flatMap { laneOf[$0] } ?? -1
+            var ends = rowEnds[lane, default: []]
+            let row = ends.firstIndex { $0 <= observer.interval.start } ?? ends.count
+            if row == ends.count { ends.append(observer.interval.end) } else { ends[row] = observer.interval.end }
+            rowEnds[lane] = ends
+            observerRows.append((lane, row))
+        }
+        self.laneOf = laneOf
+        self.rowEnds = rowEnds
+        self.observerRows = observerRows
+        self.observerIndex = observerIndex
+    }
+
+    /// Owners shown: screens, owners of observers or findings, and the hosts of those.
+    private static func laneOrder(_ timeline: Timeline) -> [(lane: Timeline.Lane, depth: Int)] {
+        var shown = Set(timeline.lanes.filter(\.isScreen).map(\.owner))
+        shown.formUnion(timeline.observers.compactMap(\.owner))
+        shown.formUnion(timeline.groups.flatMap(\.findings).compactMap(\.ownerID))
+        let byID = Dictionary(timeline.lanes.map { ($0.owner, $0) }, uniquingKeysWith: { first, _ in first })
+        for id in Array(shown) {
+            var seen: Set<UInt64> = [id]
+            var next = byID[id]?.host
+            while let host = next, seen.insert(host).inserted {
+                shown.insert(host)
+                next = byID[host]?.host
+            }
+        }
+        var children: [UInt64: [Timeline.Lane]] = [:]
+        var roots: [Timeline.Lane] = []
+        for lane in timeline.lanes where shown.contains(lane.owner) {
+            if let host = lane.host, shown.contains(host), host != lane.owner {
+                children[host, default: []].append(lane)
+            } else {
+                roots.append(lane)
+            }
+        }
+        var order: [(Timeline.Lane, Int)] = []
+        var visited: Set<UInt64> = []
+        func visit(_ lane: Timeline.Lane, _ depth: Int) {
+            guard visited.insert(lane.owner).inserted else { return }
+            order.append((lane, depth))
+            for child in children[lane.owner] ?? [] { visit(child, depth + 1) }
+        }
+        for root in roots { visit(root, 0) }
+        // Attachment cycles have no root: show what is left at the top level.
+        for lane in timeline.lanes where shown.contains(lane.owner) && !visited.contains(lane.owner) { visit(lane, 0) }
+        return order
+    }
+}

@@ -1,0 +1,64 @@
+import AppModel
+import Foundation
+import NotifyBus
+import Testing
+
+/// Issue 13, item 4: a wait or transition too long for the clock is an error naming its path, never a trap.
+@Suite struct HostileScenarioTests {
+    func scenario(steps: String) -> Data {
+        Data("""
+            {"name": "s", "screens": {"Home": {"observers": []}, "Login": {"observers": []}},
+             "root": {"navigation": "Home"}, "steps": \(steps)}
+            """.utf8)
+    }
+
+    func parseError(_ steps: String) -> NotifyBusError? {
+        do {
+            _ = try Scenario.parse(scenario(steps: steps))
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test(arguments: [
+        (#"[{"wait": 2e10}]"#, "steps[0].wait"),
+        (#"[{"push": "Login"}, {"present": "Login", "duration": 2e10}]"#, "steps[1].duration"),
+        (#"[{"wait": 1e308}]"#, "steps[0].wait"),
+    ])
+    func aDurationTooLongForTheClockNamesItsPath(steps: String, path: String) throws {
+        let error = try #require(parseError(steps))
+        #expect(error.path == path, "\(error)")
+    }
+
+    @Test func aNumberBeyondDoubleIsInvalidJSON() throws {
+        let error = try #require(parseError(#"[{"wait": 1e309}]"#))
+        #expect(error.message.hasPrefix("invalid JSON"), "\(error)")
+    }
+
+    @Test func waitsThatAddUpBeyondTheClockAreRefusedAtTheStepThatOverflows() throws {
+        // Each wait is the longest one step may take; together they pass the limit at one step.
+        let step = AppModel.longestInterval
+        let fitting = Int(Scenario.maximumDuration / step)
+        let waits = { (count: Int) in "[" + Array(repeating: #"{"wait": \#(step)}"#, count: count).joined(separator: ",") + "]" }
+        let error = try #require(parseError(waits(fitting + 1)))
+        #expect(error.path == "steps[\(fitting)].wait", "\(error)")
+        #expect(parseError(waits(fitting)) == nil)
+    }
+
+    @Test func theClockSaturatesInsteadOfTrapping() {
+        let clock = ManualClock(start: .max - 10)
+        clock.advance(bySeconds: 2e10)
+        #expect(clock.now == .max)
+        clock.advance(bySeconds: .infinity)
+        clock.advance(bySeconds: .nan)
+        #expect(clock.now == .max)
+    }
+
+    @Test func theModelRefusesATimeItCannotKeep() throws {
+        let app = AppModel(bus: Bus())
+        #expect(throws: NotifyBusError.self) { try app.wait(seconds: 2e10) }
+        #expect(throws: NotifyBusError.self) { try app.wait(seconds: .nan) }
+        #expect(app.clock.now == 0)
+    }
+}
