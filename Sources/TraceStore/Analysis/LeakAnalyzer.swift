@@ -69,8 +69,13 @@ public struct LeakAnalyzer {
     /// Observers of every message added and not removed: while there are some, posts name their deliveries' messages.
     private var wildcardObservers = Set<UInt64>()
 
-    /// Whether observers of every message are registered (`mutating` for the same reason as ``deliveryMayMatter(to:)``).
-    mutating func hasWildcardObservers() -> Bool { !wildcardObservers.isEmpty }
+    /// Whether every post must reach the fold: observers of every message are registered (a post
+    /// names their deliveries' messages), or a token released unheard waits for its message's
+    /// next post. `mutating` for the same reason as ``deliveryMayMatter(to:)``.
+    mutating func postsMatter() -> Bool { !wildcardObservers.isEmpty || !releasedUnheard.isEmpty }
+
+    /// A post the walk kept inside SQLite: all it changes is when the last activity was.
+    mutating func passedPost(at seq: UInt64) { lastActivity = seq }
     /// For version-1 traces only, whose second removals carry no message: the removed observers.
     private var removed: [UInt64: TraceState.Observer] = [:]
     /// The names the owners of each type observed, to tell a removal of a name never added.
@@ -128,7 +133,9 @@ public struct LeakAnalyzer {
                 guard let observer = row.id(2) else { return true }
                 return box.analyzer.deliveryMayMatter(to: observer)
             case posted:
-                return box.analyzer.hasWildcardObservers() || row.optional(3).map(stateMessages.contains) ?? true
+                if box.analyzer.postsMatter() || row.optional(3).map(stateMessages.contains) ?? true { return true }
+                box.analyzer.passedPost(at: last)
+                return false
             default:
                 return true
             }
@@ -160,6 +167,7 @@ public struct LeakAnalyzer {
     /// `mutating` only so that a call through the walk's box reaches the analyzer in place:
     /// a non-mutating call there copies the whole analyzer, its dictionaries retained, per row.
     mutating func deliveryMayMatter(to id: UInt64) -> Bool {
+        if !heard.contains(id) { return true }   // an observer's first delivery: it has heard
         guard let observer = state.observers[id], let ownerID = observer.owner, let owner = state.owners[ownerID] else {
             return false   // `checkDelivery` ignores it, and a delivery changes no state
         }
