@@ -2,7 +2,9 @@
 # Times every tracectl command that reads a trace against one plain scan of its events,
 # on generated traces of N events, finished (closed) and left by a SIGKILLed recorder (killed).
 #
-#   Scripts/bench-read-path.sh 1000000 10000000      # the sizes in BENCHMARKS.md (10M: ~15 min)
+#   Scripts/bench-read-path.sh 1000000                # BENCHMARKS.md's 1M rows (median of 3, after a warm-up run)
+#   QUICK=1 Scripts/bench-read-path.sh 10000000       # its 10M rows (one run each, no warm-up)
+#   SKIP_BUILD=1 ...                                  # use the release builds already there
 #
 # Traces are generated once into $TRACES (default /tmp/notifybus-read-traces) by the benchmark
 # package (notifybus-bench --generate N PATH [--kill]); delete them to regenerate. Each figure
@@ -23,17 +25,18 @@ bench=$PWD/Benchmarks/.build/release/notifybus-bench
 # median of 3 runs of "$@": "CPU WALL" in seconds (CPU = user + sys, the figure that stays put
 # on a shared machine; wall clock moves with the load). Exit status 0 or 1 (findings) is fine.
 time3() {
-    local cpus=() walls=() out
+    local cpus=() walls=() out runs=(1 2 3)
     out=$(mktemp)
-    "$@" > /dev/null 2>&1 || [ $? -eq 1 ]
-    for _ in 1 2 3; do
+    if [ -n "${QUICK:-}" ]; then runs=(1); else "$@" > /dev/null 2>&1 || [ $? -eq 1 ]; fi
+    for _ in "${runs[@]}"; do
         /usr/bin/time -f "%U %S %e" -o "$out" "$@" > /dev/null 2>&1 || [ $? -eq 1 ]
         read -r user sys wall < <(tail -n 1 "$out")
         cpus+=("$(echo "$user + $sys" | bc)")
         walls+=("$wall")
     done
     rm -f "$out"
-    echo "$(printf '%s\n' "${cpus[@]}" | sort -n | sed -n 2p) $(printf '%s\n' "${walls[@]}" | sort -n | sed -n 2p)"
+    local middle=$(( (${#runs[@]} + 1) / 2 ))
+    echo "$(printf '%s\n' "${cpus[@]}" | sort -n | sed -n ${middle}p) $(printf '%s\n' "${walls[@]}" | sort -n | sed -n ${middle}p)"
 }
 
 # "| ... | CPU s | scan CPU s | ratio | wall s | scan wall s | ratio |"

@@ -19,10 +19,13 @@ let package = Package(
             dependencies: [.product(name: "AppModel", package: "NotifyBus"), .product(name: "NotifyBus", package: "NotifyBus")],
             swiftSettings: fuzzerFlags
         ),
-        // A mutated trace file through TraceReader, the TraceState fold, LeakAnalyzer and the verifier.
+        // SQLite's C API, for the trace target's row-level mutations of real traces.
+        .systemLibrary(name: "FuzzSQLite", pkgConfig: "sqlite3"),
+        // A mutated trace file (raw bytes, or rows of a real trace changed through SQL) through
+        // TraceReader, the TraceState fold, LeakAnalyzer and the verifier.
         .executableTarget(
             name: "FuzzTraceReader",
-            dependencies: [.product(name: "TraceStore", package: "NotifyBus"), .product(name: "NotifyBus", package: "NotifyBus")],
+            dependencies: ["FuzzSQLite", .product(name: "TraceStore", package: "NotifyBus"), .product(name: "NotifyBus", package: "NotifyBus")],
             swiftSettings: fuzzerFlags
         ),
         // FoundationBridge on userInfo dictionaries decoded from the input, recorded into a trace file.

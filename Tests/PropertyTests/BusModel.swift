@@ -1,3 +1,4 @@
+import Foundation
 import NotifyBus
 
 // A reference model of the bus: what a single-threaded sequence of operations must
@@ -331,5 +332,25 @@ struct BusModel {
             owners[owner].reportedGone = true
             events.append(.released(owner: owners[owner].id!, retainedBy: nil))
         }
+    }
+}
+
+/// The handler calls of a run, from any thread. An `NSLock`, not `Synchronization.Mutex`:
+/// ThreadSanitizer cannot see Mutex's futex on Linux and would report every append.
+final class DeliveryLog: @unchecked Sendable {
+    // @unchecked: `items` is read and written only under `lock`.
+    private let lock = NSLock()
+    private var items: [Delivery] = []
+
+    func append(_ delivery: Delivery) {
+        lock.lock()
+        defer { lock.unlock() }
+        items.append(delivery)
+    }
+
+    var all: [Delivery] {
+        lock.lock()
+        defer { lock.unlock() }
+        return items
     }
 }

@@ -7,7 +7,7 @@ import Testing
 final class BusHarness {
     let sink: MemoryTraceSink
     let bus: Bus
-    let log: Log<Delivery>
+    let log: DeliveryLog
     private var owners: [ModelOwner?]
     private var tokens: [ObservationToken] = []
     private var blocks: [BlockObservation] = []
@@ -15,11 +15,11 @@ final class BusHarness {
     /// A harness with a bus of its own.
     convenience init(semantics: SelectorSemantics) {
         let sink = MemoryTraceSink()
-        self.init(bus: Bus(sink: sink, clock: TraceClock { 0 }, selectorSemantics: semantics), sink: sink, log: Log())
+        self.init(bus: Bus(sink: sink, clock: TraceClock { 0 }, selectorSemantics: semantics), sink: sink, log: DeliveryLog())
     }
 
     /// A harness on a shared bus, with owners of its own labelled after `prefix`.
-    init(bus: Bus, sink: MemoryTraceSink, log: Log<Delivery>, prefix: String = "") {
+    init(bus: Bus, sink: MemoryTraceSink, log: DeliveryLog, prefix: String = "") {
         self.bus = bus
         self.sink = sink
         self.log = log

@@ -29,7 +29,7 @@ private struct TracedObserver {
         await propertyCheck(count: iterations(default: 40), input: threads) { programs in
             let sink = MemoryTraceSink()
             let bus = Bus(sink: sink, clock: TraceClock { 0 })
-            let log = Log<Delivery>()
+            let log = DeliveryLog()
             // Observers that every post must reach: added before the threads start,
             // removed after they finish.
             let stable = [
@@ -47,7 +47,7 @@ private struct TracedObserver {
     }
 
     /// Runs each program on its own thread, all released at once.
-    private func run(_ programs: [[Int]], on bus: Bus, sink: MemoryTraceSink, log: Log<Delivery>) {
+    private func run(_ programs: [[Int]], on bus: Bus, sink: MemoryTraceSink, log: DeliveryLog) {
         let group = DispatchGroup()
         let start = DispatchSemaphore(value: 0)
         for (thread, codes) in programs.enumerated() {

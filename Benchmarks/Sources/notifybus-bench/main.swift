@@ -5,6 +5,7 @@
 //   swift run -c release --package-path Benchmarks notifybus-bench bus        # only the bus
 //   swift run -c release --package-path Benchmarks notifybus-bench store      # recorder, analysis, replay
 //   swift run -c release --package-path Benchmarks notifybus-bench recording  # only the recorder
+//   swift run -c release --package-path Benchmarks notifybus-bench mainactor  # @MainActor observers against SF-0011
 //   swift run -c release --package-path Benchmarks notifybus-bench replay     # only the replay, 3 rounds
 //   NOTIFYBUS_BENCH_EVENTS=10000000 ... store                                 # analysis at 10M events
 import Foundation
@@ -37,6 +38,12 @@ if all || which.contains("bus") {
     BusBenchmarks.addRemove(report, iterations: 50_000)
     BusBenchmarks.manyTypes(report, iterations: 100_000)
     BusBenchmarks.contention(report, seconds: 1)
+}
+if all || which.contains("mainactor") {
+    MainActor.assumeIsolated {
+        MainActorBenchmarks.post(report, iterations: 200_000)
+        MainActorBenchmarks.addRemove(report, iterations: 50_000)
+    }
 }
 if which.contains("recording") {
     try StoreBenchmarks.postingCost(report)

@@ -101,7 +101,7 @@ extension Bus {
     ) -> ObservationToken {
         let (stream, continuation) = AsyncStream.makeStream(of: Queued<M>.self, bufferingPolicy: .unbounded)
         let observer = add(M.self, named: nil, sender: sender, owner: owner, kind: .token,
-                           callSite: CallSite(file: file, line: line), handler: { _ in }, mailbox: continuation)
+                           callSite: CallSite(file: file, line: line), handler: { _ in }, mailbox: Mailbox(continuation))
         Task { [weak self, observer] in
             for await queued in stream {
                 guard let bus = self else { return }
@@ -133,7 +133,7 @@ extension Bus {
                 })
             }
         case .async:
-            _ = enqueue(observer, post: post) { observer.mailbox?.yield(Queued(message: message, post: post)) }
+            _ = enqueue(observer, post: post) { observer.mailbox?.continuation.yield(Queued(message: message, post: post)) }
         case .postingThread:
             preconditionFailure("a posting-thread observer is delivered by post(_:sender:)")
         }

@@ -240,7 +240,7 @@ public final class Bus: Sendable {
         capture: BlockCapture? = nil, handlerName: String? = nil, callSite: CallSite,
         handler: @escaping @Sendable (M) -> Void, action: (@Sendable (AnyObject, M) -> Void)? = nil,
         mainActorHandler: (@MainActor @Sendable (M) -> Void)? = nil,
-        mailbox: AsyncStream<Queued<M>>.Continuation? = nil
+        mailbox: Mailbox<M>? = nil
     ) -> Observer {
         let ownerRef = owner.map { ObjectRef(object: $0) }, senderRef = sender.map(ObjectRef.init)
         let (observer, sweepDue) = state.withLock { state -> (Observer, Bool) in

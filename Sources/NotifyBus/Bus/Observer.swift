@@ -72,13 +72,16 @@ final class TypedObserver<M: BusMessage>: Observer, @unchecked Sendable {
     /// The handler of a ``HandlerDispatch/mainActor`` observer.
     let mainActorHandler: (@MainActor @Sendable (M) -> Void)?
     /// The queue of an ``HandlerDispatch/async`` observer, drained in order by one task.
-    let mailbox: AsyncStream<Queued<M>>.Continuation?
+    /// A class reference, not the continuation itself: an optional of the resilient
+    /// `AsyncStream.Continuation` made every observer's init look up generic metadata
+    /// at run time (add + remove went from 290 to 920 ns).
+    let mailbox: Mailbox<M>?
 
     init(id: UInt64, name: String, owner: ObjectRef?, ownerID: UInt64?, sender: ObjectRef?, callSite: CallSite,
          kind: ObserverKind = .token, capture: BlockCapture? = nil, retainer: OwnerRetainer? = nil,
          handler: @escaping @Sendable (M) -> Void, action: (@Sendable (AnyObject, M) -> Void)? = nil,
          mainActorHandler: (@MainActor @Sendable (M) -> Void)? = nil,
-         mailbox: AsyncStream<Queued<M>>.Continuation? = nil) {
+         mailbox: Mailbox<M>? = nil) {
         self.handler = handler
         self.action = action
         self.mainActorHandler = mainActorHandler
@@ -90,7 +93,7 @@ final class TypedObserver<M: BusMessage>: Observer, @unchecked Sendable {
     }
 
     override func didRemove() {
-        mailbox?.finish()
+        mailbox?.continuation.finish()
     }
 
     @inline(__always)
@@ -162,4 +165,10 @@ enum HandlerDispatch: UInt8, Sendable {
 struct Queued<M: BusMessage>: Sendable {
     let message: M
     let post: UInt64
+}
+
+/// The queue of an `async` observer.
+final class Mailbox<M: BusMessage>: Sendable {
+    let continuation: AsyncStream<Queued<M>>.Continuation
+    init(_ continuation: AsyncStream<Queued<M>>.Continuation) { self.continuation = continuation }
 }

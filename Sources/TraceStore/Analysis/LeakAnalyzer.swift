@@ -66,6 +66,16 @@ public struct LeakAnalyzer {
     /// Observers already reported, by rule, for rules that report an observer once.
     private var reported: Set<Key> = []
     private var recentPosts: [UInt64: String] = [:]
+    /// Observers of every message added and not removed: while there are some, posts name their deliveries' messages.
+    private var wildcardObservers = Set<UInt64>()
+
+    /// Whether every post must reach the fold: observers of every message are registered (a post
+    /// names their deliveries' messages), or a token released unheard waits for its message's
+    /// next post. `mutating` for the same reason as ``deliveryMayMatter(to:)``.
+    mutating func postsMatter() -> Bool { !wildcardObservers.isEmpty || !releasedUnheard.isEmpty }
+
+    /// A post the walk kept inside SQLite: all it changes is when the last activity was.
+    mutating func passedPost(at seq: UInt64) { lastActivity = seq }
     /// For version-1 traces only, whose second removals carry no message: the removed observers.
     private var removed: [UInt64: TraceState.Observer] = [:]
     /// The names the owners of each type observed, to tell a removal of a name never added.
@@ -106,17 +116,29 @@ public struct LeakAnalyzer {
     public static func analyze(_ reader: TraceReader, session: Int64, configuration: Configuration) throws -> [LeakFinding] {
         let box = Box(LeakAnalyzer(configuration: configuration))
         let (sql, values) = reader.eventQuery(session: session, filter: EventFilter(), payloads: false,
-                                              condition: "\(RowWalk.name)(e.seq, e.kind, e.observer)")
+                                              condition: "\(RowWalk.name)(e.seq, e.kind, e.observer, e.message)")
         let statement = try reader.db.prepare(sql)
         try statement.bind(values)
         let cursor = EventCursor(statement: statement, session: session, strings: reader.strings, path: reader.path)
         // Deliveries that cannot trigger a rule stay inside SQLite's loop; the fold sees the rest.
         var last: UInt64 = 0
-        let delivered = Int64(EventKind.delivered.rawValue)
+        let delivered = Int64(EventKind.delivered.rawValue), posted = Int64(EventKind.posted.rawValue)
+        // Posts matter to the fold when they change the application state, or name the
+        // message of a delivery to an observer of every message.
+        let stateMessages = Set(TraceState.applicationStateMessages.compactMap(reader.stringID))
         reader.walk.body = { row in
             last = UInt64(bitPattern: row.int64(0))
-            guard row.int64(1) == delivered, let observer = row.id(2) else { return true }
-            return box.analyzer.deliveryMayMatter(to: observer)
+            switch row.int64(1) {
+            case delivered:
+                guard let observer = row.id(2) else { return true }
+                return box.analyzer.deliveryMayMatter(to: observer)
+            case posted:
+                if box.analyzer.postsMatter() || row.optional(3).map(stateMessages.contains) ?? true { return true }
+                box.analyzer.passedPost(at: last)
+                return false
+            default:
+                return true
+            }
         }
         defer { reader.walk.body = nil }
         while let event = try cursor.next() { box.analyzer.consume(event) }
@@ -134,13 +156,18 @@ public struct LeakAnalyzer {
     }
 
     private final class Box {
-        var analyzer: LeakAnalyzer
+        // Not checked at run time: one thread, and the walk and the fold never overlap.
+        @exclusivity(unchecked) var analyzer: LeakAnalyzer
         init(_ analyzer: LeakAnalyzer) { self.analyzer = analyzer }
     }
 
     /// Whether a delivery to `observer` now could trigger a rule (or is not known to be
     /// harmless): what ``checkDelivery(_:)`` would look at, without building the event.
-    func deliveryMayMatter(to id: UInt64) -> Bool {
+    ///
+    /// `mutating` only so that a call through the walk's box reaches the analyzer in place:
+    /// a non-mutating call there copies the whole analyzer, its dictionaries retained, per row.
+    mutating func deliveryMayMatter(to id: UInt64) -> Bool {
+        if !heard.contains(id) { return true }   // an observer's first delivery: it has heard
         guard let observer = state.observers[id], let ownerID = observer.owner, let owner = state.owners[ownerID] else {
             return false   // `checkDelivery` ignores it, and a delivery changes no state
         }
@@ -155,12 +182,16 @@ public struct LeakAnalyzer {
     public mutating func consume(_ event: RecordedEvent) {
         defer { if event.kind == .posted || event.kind == .lifecycle { lastActivity = event.seq } }
         switch event.kind {
+        case .observerAdded where event.message == nil:
+            if let id = event.observer { wildcardObservers.insert(id) }
+            checkDuplicates(event)
         case .observerAdded:
             if let message = event.message, let type = event.owner.flatMap({ state.owners[$0]?.type }) {
                 namesObserved[type, default: []].insert(message)
             }
             checkDuplicates(event)
         case .observerRemoved:
+            if let id = event.observer { wildcardObservers.remove(id) }
             checkRemoval(event)
             checkReleasedUnheard(event)
         case .posted:

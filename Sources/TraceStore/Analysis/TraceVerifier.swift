@@ -50,14 +50,16 @@ public struct TraceVerification: Sendable {
     }
 
     /// The fold of one session's verification.
+    // Exclusivity is not checked at run time on the fold's state: one thread, and no
+    // access overlaps another (the checks cost a tenth of the pass).
     private final class Fold {
-        var problems: [String] = []
-        var count = 0
-        var previous: Int64?
-        var firstGap: Int64?
-        var lastKind: Int64?
-        var posted = IDSet(), added = IDSet()
-        var danglingPosts = 0, danglingObservers = 0
+        @exclusivity(unchecked) var problems: [String] = []
+        @exclusivity(unchecked) var count = 0
+        @exclusivity(unchecked) var previous: Int64?
+        @exclusivity(unchecked) var firstGap: Int64?
+        @exclusivity(unchecked) var lastKind: Int64?
+        @exclusivity(unchecked) var posted = IDSet(), added = IDSet()
+        @exclusivity(unchecked) var danglingPosts = 0, danglingObservers = 0
         let postedKind = Int64(EventKind.posted.rawValue), addedKind = Int64(EventKind.observerAdded.rawValue)
         let deliveredKind = Int64(EventKind.delivered.rawValue), skippedKind = Int64(EventKind.skipped.rawValue)
 

@@ -103,7 +103,7 @@ public struct TraceState: Sendable {
 
     /// The kinds ``apply(_:)`` only takes the `seq` of: a reader building a state may leave them out.
     package static let kindsThatOnlyAdvance: [EventKind] = [
-        .sessionStarted, .sessionEnded, .delivered, .trapped, .actionRouted, .bridgeRejected,
+        .sessionStarted, .sessionEnded, .delivered, .enqueued, .trapped, .actionRouted, .bridgeRejected,
     ]
     /// The messages whose posts change the application state; other posts only advance `seq`.
     package static let applicationStateMessages = [

@@ -26,7 +26,7 @@ package struct WalkRow {
 package final class RowWalk {
     package typealias Body = (WalkRow) -> Bool
     /// What the function does now; `nil` keeps every row.
-    var body: Body?
+    @exclusivity(unchecked) var body: Body?   // set and read on the reader's one thread
 
     /// The function's SQL name.
     package static let name = "notifybus_walk"
