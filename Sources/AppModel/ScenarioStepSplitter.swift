@@ -44,6 +44,8 @@ struct ScenarioStepSplitter {
         private static let openArray = UInt8(ascii: "["), closeArray = UInt8(ascii: "]")
         private static let comma = UInt8(ascii: ","), colon = UInt8(ascii: ":")
         private static let stepsKey = Array("steps".utf8)
+        /// Far deeper than any step, far shallower than JSONSerialization's limit.
+        private static let maximumDepth = 64
 
         init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
@@ -137,7 +139,11 @@ struct ScenarioStepSplitter {
                     case Self.quote:
                         guard string() != nil else { return false }
                         continue
-                    case Self.openObject, Self.openArray: depth += 1
+                    case Self.openObject, Self.openArray:
+                        depth += 1
+                        // JSONSerialization limits nesting for the whole file; a step parsed alone
+                        // would be two levels shallower, so deep steps are left to the whole tree.
+                        guard depth <= Self.maximumDepth else { return false }
                     case Self.closeObject, Self.closeArray: depth -= 1
                     default: break
                     }

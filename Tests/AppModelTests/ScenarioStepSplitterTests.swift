@@ -74,5 +74,8 @@ import Testing
         let twice = Data(#"{"steps": [], "name": "s", "steps": [{"wait": 1}]}"#.utf8)
         #expect(ScenarioStepSplitter(twice) == nil)
         #expect(ScenarioStepSplitter(Data("[1]".utf8)) == nil)
+        let deep = String(repeating: "[", count: 100) + String(repeating: "]", count: 100)
+        #expect(ScenarioStepSplitter(scenario(steps: "[\(deep)]")) == nil)
+        #expect(ScenarioStepSplitter(scenario(steps: "[[[]]]"))?.steps.count == 1)
     }
 }
