@@ -31,7 +31,7 @@ struct Canonicalizer {
     /// The lifecycle steps that something outside the app did: the user navigating,
     /// turning the device, typing; the system launching the app.
     static let stimulusPhases: Set<LifecyclePhase> = [.launch, .push, .pop, .present, .dismiss, .selectTab,
-                                                      .keyboard, .wait, .rotate]
+                                                      .keyboard, .wait, .rotate, .transitionCancelled, .touchReceived]
 
     /// Whether an event is a stimulus (what the outside world did) rather than a reaction.
     static func isStimulus(_ event: RecordedEvent) -> Bool {
