@@ -46,9 +46,7 @@ extension MainActorObserving where Self == Bus {
         file: String = #fileID, line: Int = #line,
         _ handler: @escaping @MainActor @Sendable (M) -> Void
     ) -> ObservationToken {
-        let observer = self.add(M.self, named: nil, sender: sender, owner: owner, kind: .token,
-                                callSite: CallSite(file: file, line: line), handler: { _ in }, mainActorHandler: handler)
-        return ObservationToken(box: TokenBox(observer: observer, bus: self))
+        self.observeOnMainActor(sender: sender, owner: owner, callSite: CallSite(file: file, line: line), handler)
     }
 
     /// Adds a token observer of a ``MainActorMessage`` whose handler runs on the main
@@ -68,9 +66,7 @@ extension MainActorObserving where Self == Bus {
         file: String = #fileID, line: Int = #line,
         _ handler: @escaping @MainActor @Sendable (M) -> Void
     ) -> ObservationToken {
-        let observer = self.add(M.self, named: nil, sender: sender, owner: owner, kind: .token,
-                                callSite: CallSite(file: file, line: line), handler: { _ in }, mainActorHandler: handler)
-        return ObservationToken(box: TokenBox(observer: observer, bus: self))
+        self.observeOnMainActor(sender: sender, owner: owner, callSite: CallSite(file: file, line: line), handler)
     }
 }
 
@@ -208,5 +204,16 @@ enum MainActorCheck {
 
     static var isCurrent: Bool {
         Thread.isMainThread || DispatchQueue.getSpecific(key: key) != nil
+    }
+}
+
+extension Bus {
+    /// The token observer both `@MainActor` overloads add.
+    fileprivate func observeOnMainActor<M: BusMessage>(
+        sender: AnyObject?, owner: AnyObject?, callSite: CallSite, _ handler: @escaping @MainActor @Sendable (M) -> Void
+    ) -> ObservationToken {
+        let observer = add(M.self, named: nil, sender: sender, owner: owner, kind: .token,
+                           callSite: callSite, handler: { _ in }, mainActorHandler: handler)
+        return ObservationToken(box: TokenBox(observer: observer, bus: self))
     }
 }
