@@ -42,20 +42,31 @@ extension TraceCtl {
                 try TraceStore.Timeline.build(reader, session: try reader.session(session).id)
             }
             let report = LeakReport(trace: trace, session: timeline.session, findings: [], baseline: [])
-            var text = ""
-            switch format {
-            case .chromeTrace: ChromeTrace(timeline: timeline, describe: report.describe).render(into: &text)
+            let render: (Output) -> Void = switch format {
+            case .chromeTrace: ChromeTrace(timeline: timeline, describe: report.describe).render(to:)
             }
             guard let output else {
                 let out = Output()
-                out.write(text)
+                render(out)
                 out.flush()
                 return
             }
-            do {
-                try text.write(toFile: output, atomically: true, encoding: .utf8)
-            } catch {
-                diagnose("\(output): cannot write the export (\(error.localizedDescription))")
+            // Streamed into a file beside the destination and moved into place when complete,
+            // so a failed export never leaves a file that looks finished.
+            let partial = output + ".partial-\(ProcessInfo.processInfo.processIdentifier)"
+            guard FileManager.default.createFile(atPath: partial, contents: nil),
+                  let handle = FileHandle(forWritingAtPath: partial) else {
+                diagnose("\(output): cannot write the export (cannot create \(partial))")
+                throw Exit.cannotCreate
+            }
+            let out = Output(handle)
+            render(out)
+            out.flush()
+            try? handle.close()
+            guard rename(partial, output) == 0 else {
+                let reason = String(cString: strerror(errno))
+                try? FileManager.default.removeItem(atPath: partial)
+                diagnose("\(output): cannot write the export (\(reason))")
                 throw Exit.cannotCreate
             }
         }

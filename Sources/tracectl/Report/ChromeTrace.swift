@@ -24,13 +24,18 @@ struct ChromeTrace {
 
     private static let postsProcess = 1
 
-    func render(into out: inout String) {
+    /// Writes the document to `sink` event by event: a million-event session is hundreds of
+    /// megabytes of JSON, which is never held whole.
+    func render(to sink: Output) {
         let layout = TimelineLayout(timeline)
         var first = true
+        var out = ""
         func emit(_ fields: [(String, JSON)]) {
             out += first ? "\n" : ",\n"
             first = false
             JSON.object(fields).render(into: &out)
+            sink.write(out)
+            out.removeAll(keepingCapacity: true)
         }
         func metadata(_ name: String, pid: Int, tid: Int? = nil, _ args: [(String, JSON)]) {
             var fields: [(String, JSON)] = [("ph", .string("M")), ("name", .string(name)), ("pid", .int(Int64(pid)))]
@@ -45,6 +50,8 @@ struct ChromeTrace {
             ("clock", .string("ts is the event's sequence number: one event = 1 µs")),
         ]).render(into: &out)
         out += ",\"traceEvents\":["
+        sink.write(out)
+        out.removeAll(keepingCapacity: true)
 
         // Tracks: the posts process, then a process per root lane with its descendants' tracks.
         metadata("process_name", pid: Self.postsProcess, [("name", .string("posts"))])
@@ -163,6 +170,6 @@ struct ChromeTrace {
                                         ("fingerprint", .string(finding.fingerprint)), ("group", .string(group.id))]))])
             }
         }
-        out += "\n]}\n"
+        sink.write("\n]}\n")
     }
 }

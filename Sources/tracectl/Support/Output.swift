@@ -3,9 +3,13 @@ import Foundation
 /// Buffered standard output: long listings stream instead of being built in memory.
 final class Output {
     private var buffer = [UInt8]()
-    private let handle = FileHandle.standardOutput
+    private let handle: FileHandle
 
-    init() { buffer.reserveCapacity(1 << 16) }
+    /// Buffers writes to `handle`, standard output by default.
+    init(_ handle: FileHandle = .standardOutput) {
+        self.handle = handle
+        buffer.reserveCapacity(1 << 16)
+    }
 
     deinit { flush() }
 
