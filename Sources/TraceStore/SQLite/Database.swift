@@ -81,6 +81,25 @@ package final class Database {
     ///
     /// - Throws: `.invalidArgument` for empty SQL or more than one statement; SQLite's error for SQL that does not compile.
     package func prepareSingle(_ sql: String) throws(TraceStoreError) -> Statement {
+        let (first, rest, code) = compileFirst(sql)
+        try check(code, sql: sql)
+        guard let first else { throw TraceStoreError(.invalidArgument, "empty SQL: give one statement") }
+        let compiled = Statement(handle: first, database: self, sql: sql)
+        var remaining = rest
+        while !remaining.isEmpty {
+            let (next, following, code) = compileFirst(remaining)
+            sqlite3_finalize(next)
+            guard code == SQLITE_OK, next == nil else {
+                throw TraceStoreError(.invalidArgument, "only one statement can run at a time; found another after `\(sql.prefix(sql.utf8.count - rest.utf8.count))`")
+            }
+            remaining = following
+        }
+        return compiled
+    }
+
+    /// Compiles the first statement of `sql` (`nil` when there is only whitespace or
+    /// comments) and returns the text after it, with SQLite's result code.
+    private func compileFirst(_ sql: String) -> (statement: OpaquePointer?, rest: String, code: Int32) {
         var statement: OpaquePointer?
         var rest = ""
         let code = sql.withCString { start -> Int32 in
@@ -89,26 +108,7 @@ package final class Database {
             if code == SQLITE_OK, let tail { rest = String(cString: tail) }
             return code
         }
-        try check(code, sql: sql)
-        guard let statement else { throw TraceStoreError(.invalidArgument, "empty SQL: give one statement") }
-        let compiled = Statement(handle: statement, database: self, sql: sql)
-        var remaining = rest
-        while !remaining.isEmpty {
-            var next: OpaquePointer?
-            var following = ""
-            let code = remaining.withCString { start -> Int32 in
-                var tail: UnsafePointer<CChar>?
-                let code = sqlite3_prepare_v3(handle, start, -1, 0, &next, &tail)
-                if code == SQLITE_OK, let tail { following = String(cString: tail) }
-                return code
-            }
-            sqlite3_finalize(next)
-            guard code == SQLITE_OK, next == nil else {
-                throw TraceStoreError(.invalidArgument, "only one statement can run at a time; found another after `\(sql.prefix(sql.utf8.count - rest.utf8.count))`")
-            }
-            remaining = following
-        }
-        return compiled
+        return (statement, rest, code)
     }
 
     /// Runs `body` in a transaction, committing if it returns and rolling back if it throws.
