@@ -35,9 +35,9 @@ public enum ScenarioRecording {
                               startedAt: Date = Date()) throws -> Summary {
         let scenario = try Scenario.parse(data)
         let temporary = path + ".partial-\(ProcessInfo.processInfo.processIdentifier)"
-        removeTrace(at: temporary)
+        TraceFiles.remove(at: temporary)
         var finished = false
-        defer { if !finished { removeTrace(at: temporary) } }
+        defer { if !finished { TraceFiles.remove(at: temporary) } }
 
         let recorder = try TraceRecorder(path: temporary, session: SessionInfo(
             name: scenario.name, app: appName, scenario: String(decoding: data, as: UTF8.self), startedAt: startedAt))
@@ -63,6 +63,4 @@ public enum ScenarioRecording {
         return Summary(path: path, sessionID: recorder.sessionID, scenarioName: scenario.name,
                        events: recorder.counts.recorded + 2)
     }
-
-    static func removeTrace(at path: String) { TraceFiles.remove(at: path) }
 }

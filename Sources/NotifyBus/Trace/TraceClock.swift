@@ -48,16 +48,9 @@ public final class ManualClock: Sendable {
     /// The reading, in nanoseconds.
     public var now: UInt64 { nanoseconds.load(ordering: .relaxed) }
 
-    /// Whether the clock can move `seconds` forward without passing its last reading (`UInt64.max`
-    /// nanoseconds, about 584 years from its start). `false` for NaN and negative or infinite values.
-    public func canAdvance(bySeconds seconds: Double) -> Bool {
-        guard seconds.isFinite, seconds >= 0 else { return false }
-        return seconds * 1_000_000_000 <= Double(UInt64.max - now)
-    }
-
     /// Moves the clock forward. Negative and NaN values do not move it; a move past the last
-    /// reading stops there (the clock saturates rather than traps). Check ``canAdvance(bySeconds:)``
-    /// to refuse such a time instead.
+    /// reading stops there (the clock saturates rather than traps). The lifecycle model refuses
+    /// such times before they get here (its 100-year limit).
     public func advance(bySeconds seconds: Double) {
         let nanos = max(0, seconds) * 1_000_000_000
         // `UInt64(_:)` traps at 2^64 and above; Double(UInt64.max) rounds up to 2^64.
