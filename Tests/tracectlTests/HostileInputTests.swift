@@ -121,10 +121,36 @@ import Testing
             #expect(run.status == 65, "\(command): \(run.status) \(run.stderr)")
             expectOneLine(run, containing: "seq -5")
         }
+        for command in [["timeline", "-o", dir.file("t.html")], ["export", "--format", "chrome-trace", "-o", dir.file("t.json")]] {
+            let run = try tracectl(command + [trace])
+            #expect(run.status == 65, "\(command): \(run.status) \(run.stderr)")
+            expectOneLine(run, containing: "seq -5")
+        }
         #expect(try tracectl("diff", trace, fixture("demo")).status == 65)
         let verify = try tracectl("verify", trace)
         #expect(verify.status == 1, "\(verify.stderr)")
         #expect(verify.stdout.contains("seq -5"))
+    }
+
+    /// Ids are read as their bits: a negative one in a damaged file is a huge id, which every
+    /// reading command must carry without converting it to a narrower type (the timeline trapped).
+    @Test(arguments: ["observer", "post", "owner", "parent", "sender"])
+    func aNegativeIdIsCarriedByEveryReadingCommand(column: String) throws {
+        let dir = try Scratch()
+        let trace = try demoTrace(dir)
+        do {
+            let db = try Database(path: trace, mode: .create)
+            try db.execute("UPDATE events SET \(column) = -1 WHERE \(column) IS NOT NULL AND seq % 2 = 0")
+        }
+        let commands: [[String]] = [["events"], ["observers"], ["observers", "--at", "60"], ["leaks"],
+                                    ["leaks", "--format", "sarif"], ["stats"], ["verify"], ["sessions"],
+                                    ["timeline", "-o", dir.file("t.html")],
+                                    ["export", "--format", "chrome-trace", "-o", dir.file("t.json")]]
+        for command in commands {
+            let run = try tracectl(command + [trace])
+            // Findings, problems or bad input, each with its code; never a trap (132, 134) or internal error (70).
+            #expect([0, 1, 65].contains(run.status), "\(command): \(run.status) \(run.stderr.prefix(300))")
+        }
     }
 
     @Test func anUnknownEventKindIsADamagedTraceNotABridgeRejection() throws {

@@ -56,7 +56,7 @@ struct TimelineData {
             return strings.count - 1
         }
         let observers = timeline.observers
-        func column(_ name: String, _ values: [Int]) {
+        func column<Value: BinaryInteger>(_ name: String, _ values: [Value]) {
             out += "\"\(name)\":["
             for (index, value) in values.enumerated() {
                 if index > 0 { out += "," }
@@ -65,15 +65,15 @@ struct TimelineData {
             out += "]"
         }
         out += "],\"observers\":{"
-        column("id", observers.map { Int($0.id) }); out += ","
+        column("id", observers.map(\.id)); out += ","
         column("lane", observerRows.map(\.lane)); out += ","
         column("row", observerRows.map(\.row)); out += ","
         column("message", observers.map { intern($0.message) }); out += ","
         column("site", observers.map { string($0.callSite) }); out += ","
         column("kind", observers.map { string($0.kind.rawValue) }); out += ","
         column("capture", observers.map { string($0.capture?.rawValue) }); out += ","
-        column("start", observers.map { Int($0.interval.start) }); out += ","
-        column("end", observers.map { Int($0.interval.end) }); out += ","
+        column("start", observers.map(\.interval.start)); out += ","
+        column("end", observers.map(\.interval.end)); out += ","
         column("open", observers.map { $0.ending == .stillRegistered ? 1 : 0 }); out += ","
         column("ending", observers.map { observer in
             switch observer.ending {
@@ -118,7 +118,7 @@ struct TimelineData {
             column("fingerprint", findings.map { string($0.fingerprint) }); out += ","
             column("message", findings.map { string($0.message) }); out += ","
             column("owner", findings.map { string($0.owner) }); out += ","
-            column("seq", findings.map { Int($0.seq) }); out += ","
+            column("seq", findings.map(\.seq)); out += ","
             column("lane", findings.map { $0.ownerID.flatMap { laneOf[$0] } ?? -1 }); out += ","
             column("observer", findings.map { $0.observer.flatMap { observerIndex[$0] } ?? -1 }); out += ","
             out += "\"text\":"
