@@ -35,9 +35,13 @@ public struct TraceStats: Sendable {
     /// A post's message, for the rare delivery that comes long after its post. Named
     /// explicitly, the index serves it: without statistics SQLite's planner would rather
     /// walk the session's primary key. A killed trace has no index, and scans.
-    package static func postLookupSQL(indexed: Bool) -> String {
-        "SELECT message FROM events \(indexed ? "INDEXED BY events_by_post " : "")WHERE session = ?1 AND post = ?2 AND kind = 4 LIMIT 1"
-    }
+    /// One post's message, through the post index of a finished trace.
+    package static let postLookupSQL =
+        "SELECT message FROM events INDEXED BY events_by_post WHERE session = ?1 AND post = ?2 AND kind = \(EventKind.posted.rawValue) LIMIT 1"
+
+    /// Every post's message in one walk: a killed trace has no post index, and a lookup per
+    /// post would walk the session once per post.
+    package static let postsSQL = "SELECT post, message FROM events WHERE session = ?1 AND kind = \(EventKind.posted.rawValue)"
 
     /// The fold of a session's statistics.
     ///
@@ -137,12 +141,25 @@ public struct TraceStats: Sendable {
             }
             fold.finish()
             if !fold.late.isEmpty {
-                let lookup = try reader.db.prepare(postLookupSQL(indexed: reader.hasIndexes))
-                for (post, counts) in fold.late {
-                    try lookup.bind([.integer(session), .integer(Int64(bitPattern: post))])
-                    guard try lookup.step(), let message = lookup.optionalInt64(0) else { continue }
+                func count(_ post: UInt64, as message: Int64) {
+                    guard let counts = fold.late[post] else { return }
                     fold.wildcardCounts[message, default: (0, 0)].deliveries += counts.deliveries
                     fold.wildcardCounts[message, default: (0, 0)].skips += counts.skips
+                }
+                if reader.hasIndexes {
+                    let lookup = try reader.db.prepare(postLookupSQL)
+                    for post in fold.late.keys {
+                        try lookup.bind([.integer(session), .integer(Int64(bitPattern: post))])
+                        guard try lookup.step(), let message = lookup.optionalInt64(0) else { continue }
+                        count(post, as: message)
+                    }
+                } else {
+                    let posts = try reader.db.prepare(postsSQL)
+                    try posts.bind([.integer(session)])
+                    while try posts.step() {
+                        guard let message = posts.optionalInt64(1) else { continue }
+                        count(UInt64(bitPattern: posts.int64(0)), as: message)
+                    }
                 }
             }
         } catch let error as TraceStoreError {

@@ -239,7 +239,7 @@ public final class TraceReader {
             if let id = Int64(owner) {
                 sql += " AND e.owner = \(parameter(.integer(id)))"
             } else {
-                sql += " AND e.owner IN (SELECT owner FROM events o WHERE o.session = ?1 AND o.kind = 1"
+                sql += " AND e.owner IN (SELECT owner FROM events o WHERE o.session = ?1 AND o.kind = \(EventKind.ownerRegistered.rawValue)"
                     + " AND o.note = (SELECT id FROM strings WHERE value = \(parameter(.text(owner)))))"
             }
         }
