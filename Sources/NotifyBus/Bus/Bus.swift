@@ -33,11 +33,14 @@ public final class Bus: Sendable {
     let mainActorQueue = MainActorQueue()
     /// What a post does with a selector observer whose target was deallocated.
     public let selectorSemantics: SelectorSemantics
+    /// What this bus's tokens hold: its identity, and a weak way back to it.
+    let handle = BusHandle()
 
     /// A bus that records nothing.
     public init(selectorSemantics: SelectorSemantics = .modern) {
         recording = nil
         self.selectorSemantics = selectorSemantics
+        handle.bus = self
     }
 
     /// A bus that records every event into `sink`.
@@ -50,6 +53,7 @@ public final class Bus: Sendable {
     public init(sink: any TraceSink, clock: TraceClock = .monotonic(), selectorSemantics: SelectorSemantics = .modern) {
         recording = Recording(sink: sink, clock: clock)
         self.selectorSemantics = selectorSemantics
+        handle.bus = self
     }
 
     deinit {
@@ -94,7 +98,7 @@ public final class Bus: Sendable {
     ) -> ObservationToken {
         let observer = add(M.self, named: nil, sender: sender, owner: owner, kind: .token,
                            callSite: CallSite(file: file, line: line), handler: handler)
-        return ObservationToken(box: TokenBox(observer: observer, bus: self))
+        return ObservationToken(box: TokenBox(observer: observer, handle: handle))
     }
 
     /// Adds a token observer of the named message `name`.
@@ -107,7 +111,7 @@ public final class Bus: Sendable {
     ) -> ObservationToken {
         let observer = add(NamedMessage.self, named: name, sender: sender, owner: owner, kind: .token,
                            callSite: CallSite(file: file, line: line), handler: handler)
-        return ObservationToken(box: TokenBox(observer: observer, bus: self))
+        return ObservationToken(box: TokenBox(observer: observer, handle: handle))
     }
 
     /// Adds an observer of every message, for loggers and inspectors.
@@ -134,7 +138,7 @@ public final class Bus: Sendable {
             return observer
         }
         sweepOwnersIfDue()
-        return ObservationToken(box: TokenBox(observer: observer, bus: self))
+        return ObservationToken(box: TokenBox(observer: observer, handle: handle))
     }
 
     /// The messages of one type as an asynchronous sequence.
@@ -242,12 +246,18 @@ public final class Bus: Sendable {
         mainActorHandler: (@MainActor @Sendable (M) -> Void)? = nil,
         mailbox: Mailbox<M>? = nil
     ) -> Observer {
-        let ownerRef = owner.map { ObjectRef(object: $0) }, senderRef = sender.map(ObjectRef.init)
+        // `if let`, not `Optional.map`: unspecialized, `map` looked up `Optional<Owner>`'s
+        // metadata at run time on every add.
+        var ownerRef: ObjectRef?, senderRef: ObjectRef?
+        if let owner { ownerRef = ObjectRef(object: owner) }
+        if let sender { senderRef = ObjectRef(object: sender) }
         let (observer, sweepDue) = state.withLock { state -> (Observer, Bool) in
             let id = state.takeObserverID()
-            let ownerID = ownerRef.map { registerOwner($0, in: &state) }
-            let senderID = senderRef.map { registerOwner($0, in: &state) }
-            let slots = name.map { state.slots(named: $0) } ?? state.slots(for: M.self)
+            var ownerID: UInt64?, senderID: UInt64?
+            if let ownerRef { ownerID = registerOwner(ownerRef, in: &state) }
+            if let senderRef { senderID = registerOwner(senderRef, in: &state) }
+            let slots: Slots
+            if let name { slots = state.slots(named: name) } else { slots = state.slots(for: M.self) }
             var retainer: OwnerRetainer?
             if capture == .strong, let owner, let ownerID {
                 let shared = state.retainers[ownerID] ?? TypedOwnerRetainer(owner)
@@ -276,7 +286,7 @@ public final class Bus: Sendable {
     /// Removing an observer that is no longer registered changes nothing and is
     /// recorded as an unbalanced removal. A token from another bus is ignored.
     public func remove(_ token: ObservationToken, file: String = #fileID, line: Int = #line) {
-        guard token.box.bus === self else { return }
+        guard token.box.handle === handle else { return }
         removeObserver(token.box.observer, reason: .explicit, reportMissing: true, callSite: CallSite(file: file, line: line))
     }
 
