@@ -59,7 +59,7 @@ public final class Bus: Sendable {
     deinit {
         // Observers point at their lists and the lists at the observers: break the
         // cycles, and release the observers (and the owners strong blocks hold) unlocked.
-        let lists = state.withLock { state in Array(state.byType.values) + Array(state.byName.values) + [state.wildcards] }
+        let lists = state.withLock { state in state.byType.lists + Array(state.byName.values) + [state.wildcards] }
         var released: [Observer?] = []
         for slots in lists {
             released.append(contentsOf: slots.items)
@@ -756,7 +756,8 @@ struct OwnerRecord {
 extension Bus {
     /// The observers of one message type (or the wildcards) in registration
     /// order. Removal leaves a hole (`nil`) so that it is O(1) and keeps the
-    /// order; the array is compacted once holes outnumber observers. A post
+    /// order (removing the last one shortens the array instead, with any holes
+    /// before it); the array is compacted once holes outnumber observers. A post
     /// snapshots the array by retaining it; a change while a post holds it
     /// copies it first (copy on write). One per message type ever observed,
     /// kept for the bus's life so that observers can point at it.
@@ -777,7 +778,14 @@ extension Bus {
         }
 
         func remove(_ observer: Observer) {
-            items[observer.slot] = nil
+            if observer.slot == items.count - 1 {
+                // The last one, as when an observer is added and soon removed: no hole,
+                // and the holes before it go too, so the list needs no compaction.
+                items.removeLast()
+                while let last = items.last, last == nil { items.removeLast() }
+            } else {
+                items[observer.slot] = nil
+            }
             observer.slots = nil
             live -= 1
             if live == 0 {
@@ -792,7 +800,7 @@ extension Bus {
     struct State {
         var nextObserverID: UInt64 = 1
         var nextOwnerID: UInt64 = 1
-        var byType: [ObjectIdentifier: Slots] = [:]
+        var byType = SlotTable()
         /// The lists of named messages, by name.
         var byName: [String: Slots] = [:]
         let wildcards = Slots(name: "*")
@@ -821,7 +829,7 @@ extension Bus {
             let key = ObjectIdentifier(type)
             if let slots = byType[key] { return slots }
             let slots = Slots(name: M.name)
-            byType[key] = slots
+            byType.insert(slots, for: key)
             return slots
         }
 
@@ -861,8 +869,10 @@ extension Bus {
         }
 
         func observers(ownedBy ownerID: UInt64) -> [Observer] {
-            (byType.values.flatMap(\.items) + byName.values.flatMap(\.items) + wildcards.items).compactMap { $0 }
-                .filter { $0.ownerID == ownerID }.sorted { $0.id < $1.id }
+            var lists: [Slots] = byType.lists
+            lists.append(contentsOf: byName.values)
+            lists.append(wildcards)
+            return lists.flatMap { $0.items.compactMap { $0 } }.filter { $0.ownerID == ownerID }.sorted { $0.id < $1.id }
         }
 
         func liveOwnerID(of owner: ObjectRef) -> UInt64? {
