@@ -91,14 +91,16 @@ public final class Bus: Sendable {
     ///   written at the call site picks the `@MainActor` overload instead; code generic
     ///   over ``BusMessage`` calls this one for every message.
     @_disfavoredOverload
+    @inlinable
     public func observe<M: BusMessage>(
         _ type: M.Type, sender: AnyObject? = nil, owner: AnyObject? = nil,
         file: String = #fileID, line: Int = #line,
         _ handler: @escaping @Sendable (M) -> Void
     ) -> ObservationToken {
-        let observer = add(M.self, named: nil, sender: sender, owner: owner, kind: .token,
-                           callSite: CallSite(file: file, line: line), handler: handler)
-        return ObservationToken(box: TokenBox(observer: observer, handle: handle))
+        // Inlined where `M` is known, so that `TypedObserver<M>`'s metadata is a constant
+        // of the caller's rather than a run-time lookup on every add.
+        addToken(type: ObjectIdentifier(M.self), messageType: M.self, sender: sender, owner: owner,
+                 callSite: CallSite(file: file, line: line)) { fields in TypedObserver<M>(fields, handler: handler) }
     }
 
     /// Adds a token observer of the named message `name`.
@@ -246,8 +248,33 @@ public final class Bus: Sendable {
         mainActorHandler: (@MainActor @Sendable (M) -> Void)? = nil,
         mailbox: Mailbox<M>? = nil
     ) -> Observer {
-        // `if let`, not `Optional.map`: unspecialized, `map` looked up `Optional<Owner>`'s
-        // metadata at run time on every add.
+        var makeRetainer: (() -> OwnerRetainer)?
+        if capture == .strong, let owner { makeRetainer = { TypedOwnerRetainer(owner) } }
+        return add(type: ObjectIdentifier(M.self), messageType: M.self, named: name, sender: sender, owner: owner,
+                   kind: kind, capture: capture, handlerName: handlerName, callSite: callSite,
+                   makeRetainer: makeRetainer) { fields in
+            TypedObserver<M>(fields, handler: handler, action: action, mainActorHandler: mainActorHandler, mailbox: mailbox)
+        }
+    }
+
+    /// The token observer of ``observe(_:sender:owner:file:line:_:)``, for its inlined body.
+    @usableFromInline
+    func addToken(type: ObjectIdentifier, messageType: any BusMessage.Type, sender: AnyObject?, owner: AnyObject?,
+                  callSite: CallSite, make: (ObserverFields) -> Observer) -> ObservationToken {
+        let observer = add(type: type, messageType: messageType, named: nil, sender: sender, owner: owner, kind: .token,
+                           capture: nil, handlerName: nil, callSite: callSite, makeRetainer: nil, make: make)
+        return ObservationToken(box: TokenBox(observer: observer, handle: handle))
+    }
+
+    /// Registers the observer `make` builds from its fields, under the lock, and records it.
+    ///
+    /// Not generic: the caller builds the `TypedObserver<M>`, where `M` is known, so that
+    /// an add looks up no generic metadata at run time (~330 instructions when it did).
+    private func add(
+        type: ObjectIdentifier, messageType: any BusMessage.Type, named name: String?, sender: AnyObject?,
+        owner: AnyObject?, kind: ObserverKind, capture: BlockCapture?, handlerName: String?, callSite: CallSite,
+        makeRetainer: (() -> OwnerRetainer)?, make: (ObserverFields) -> Observer
+    ) -> Observer {
         var ownerRef: ObjectRef?, senderRef: ObjectRef?
         if let owner { ownerRef = ObjectRef(object: owner) }
         if let sender { senderRef = ObjectRef(object: sender) }
@@ -257,18 +284,17 @@ public final class Bus: Sendable {
             if let ownerRef { ownerID = registerOwner(ownerRef, in: &state) }
             if let senderRef { senderID = registerOwner(senderRef, in: &state) }
             let slots: Slots
-            if let name { slots = state.slots(named: name) } else { slots = state.slots(for: M.self) }
+            if let name { slots = state.slots(named: name) } else { slots = state.slots(for: type, messageType) }
             var retainer: OwnerRetainer?
-            if capture == .strong, let owner, let ownerID {
-                let shared = state.retainers[ownerID] ?? TypedOwnerRetainer(owner)
+            if let makeRetainer, let ownerID {
+                let shared = state.retainers[ownerID] ?? makeRetainer()
                 shared.count += 1
                 state.retainers[ownerID] = shared
                 retainer = shared
             }
-            let observer = TypedObserver<M>(id: id, name: slots.name, owner: ownerRef, ownerID: ownerID, sender: senderRef,
-                                            callSite: callSite, kind: kind, capture: capture, retainer: retainer,
-                                            handler: handler, action: action,
-                                            mainActorHandler: mainActorHandler, mailbox: mailbox)
+            let observer = make(ObserverFields(id: id, type: type, name: slots.name, owner: ownerRef, ownerID: ownerID,
+                                               sender: senderRef, callSite: callSite, kind: kind, capture: capture,
+                                               retainer: retainer))
             state.insert(observer, into: slots)
             recording?.emit(.observerAdded(observer: id, message: slots.name, owner: ownerID, sender: senderID,
                                            callSite: callSite, kind: kind, capture: capture, handler: handlerName),
@@ -826,9 +852,13 @@ extension Bus {
         /// The list of `type`'s observers, made on first use. The default `name`
         /// builds a string from the type at every call, so it is read once, here.
         mutating func slots<M: BusMessage>(for type: M.Type) -> Slots {
-            let key = ObjectIdentifier(type)
+            slots(for: ObjectIdentifier(type), type)
+        }
+
+        /// The list of the message type `type` (whose identity is `key`), made on first use.
+        mutating func slots(for key: ObjectIdentifier, _ type: any BusMessage.Type) -> Slots {
             if let slots = byType[key] { return slots }
-            let slots = Slots(name: M.name)
+            let slots = Slots(name: type.name)
             byType.insert(slots, for: key)
             return slots
         }
