@@ -8,6 +8,14 @@ func now() -> UInt64 {
     return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
 }
 
+/// Nanoseconds of CPU time the calling thread has used.
+@inline(__always)
+func threadCPUTime() -> UInt64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+    return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+}
+
 /// Runs `a` and `b` alternately for `rounds` rounds of `iterations` each and
 /// returns the median nanoseconds per iteration of each. Alternating puts both
 /// sides under the same machine noise, which is what makes their ratio stable.
