@@ -260,7 +260,7 @@ public final class Bus: Sendable {
     /// The token observer of ``observe(_:sender:owner:file:line:_:)``, for its inlined body.
     @usableFromInline
     func addToken(type: ObjectIdentifier, messageType: any BusMessage.Type, sender: AnyObject?, owner: AnyObject?,
-                  callSite: CallSite, make: (ObserverFields) -> Observer) -> ObservationToken {
+                  callSite: CallSite, make: (__owned ObserverFields) -> Observer) -> ObservationToken {
         let observer = add(type: type, messageType: messageType, named: nil, sender: sender, owner: owner, kind: .token,
                            capture: nil, handlerName: nil, callSite: callSite, makeRetainer: nil, make: make)
         return ObservationToken(box: TokenBox(observer: observer, handle: handle))
@@ -273,7 +273,7 @@ public final class Bus: Sendable {
     private func add(
         type: ObjectIdentifier, messageType: any BusMessage.Type, named name: String?, sender: AnyObject?,
         owner: AnyObject?, kind: ObserverKind, capture: BlockCapture?, handlerName: String?, callSite: CallSite,
-        makeRetainer: (() -> OwnerRetainer)?, make: (ObserverFields) -> Observer
+        makeRetainer: (() -> OwnerRetainer)?, make: (__owned ObserverFields) -> Observer
     ) -> Observer {
         var ownerRef: ObjectRef?, senderRef: ObjectRef?
         if let owner { ownerRef = ObjectRef(object: owner) }
