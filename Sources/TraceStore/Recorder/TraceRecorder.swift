@@ -57,7 +57,6 @@ public final class TraceRecorder: TraceSink, Sendable {
         self.writer = WriterHandle(writer)
         let queue = self.queue, handle = self.writer
         let thread = Thread {
-            Self.yieldToPosters()
             // One array for every batch: the writer allocates nothing per batch once it has grown.
             var batch: [TraceEvent] = []
             while queue.takeBatch(into: &batch) {
@@ -89,24 +88,6 @@ public final class TraceRecorder: TraceSink, Sendable {
 
     deinit {
         try? close()
-    }
-
-    /// How much lower the writer thread's scheduling priority is than the process's.
-    private static let writerNiceness: Int32 = 10
-
-    /// Lowers the calling (writer) thread's priority: where posters and the writer compete
-    /// for a core, the posters win, and the writer catches up when they wait or the buffer
-    /// fills (a full buffer makes posters wait, so the writer never starves for long).
-    /// On Linux a thread's nice value is its own (`who` 0 is the calling thread, not the
-    /// whole process), and lowering it needs no privilege.
-    private static func yieldToPosters() {
-        #if os(Linux)
-        let which = __priority_which_t(PRIO_PROCESS.rawValue)
-        errno = 0
-        let current = getpriority(which, 0)
-        guard errno == 0 else { return }
-        _ = setpriority(which, 0, min(19, current + writerNiceness))
-        #endif
     }
 
     /// Whether a failed write is the file's (nothing more can go in) rather than one event's.
