@@ -89,48 +89,20 @@ extension TraceCtl {
                         return true
                     }
                 } else {
-                    // One pass in order, learning owners and observers as they are registered
-                    // (always before they are mentioned), the filter applied here: a killed
-                    // trace has no index to search.
+                    // One walk in order, the filter applied by SQLite: the rows it passes come back,
+                    // and so does every registration, so owners and observers are learned as they
+                    // are registered (always before they are mentioned). A killed trace has no
+                    // index to search.
                     var describer = EventDescriber(owners: [:], observers: [:])
-                    var ownerIDs = Set<UInt64>()
-                    var emitted = 0
-                    try reader.forEachEvent(session: session.id, filter: EventFilter(until: filter.until)) { event in
+                    try reader.forEachEventWithRegistrations(session: session.id, filter: filter) { event, wanted in
                         describer.learn(event)
-                        if let label = filter.owner, event.kind == .ownerRegistered, event.note == label, let id = event.owner {
-                            ownerIDs.insert(id)
-                        }
-                        guard filter.matches(event, ownersLabelled: ownerIDs) else { return true }
-                        if let limit = filter.limit, emitted >= limit { return false }
-                        emit(event, describer)
-                        emitted += 1
+                        if wanted { emit(event, describer) }
                         return true
                     }
                 }
                 if format == .json { out.line(first ? "]" : "\n]") }
             }
         }
-    }
-}
-
-extension EventFilter {
-    /// Whether `event` passes the filter, as its SQL would say; `ownersLabelled` holds the
-    /// owners registered under the label `owner` names, when it names one.
-    func matches(_ event: RecordedEvent, ownersLabelled: Set<UInt64>) -> Bool {
-        if let kinds, !kinds.isEmpty, !kinds.contains(event.kind) { return false }
-        if let message, event.message != message { return false }
-        if let owner {
-            guard let id = event.owner else { return false }
-            if let number = Int64(owner) {
-                if id != UInt64(bitPattern: number) { return false }
-            } else if !ownersLabelled.contains(id) {
-                return false
-            }
-        }
-        if let observer, event.observer != observer { return false }
-        if let since, event.seq < since { return false }
-        if let until, event.seq > until { return false }
-        return true
     }
 }
 
