@@ -78,17 +78,26 @@ public struct ReplayReport: Sendable {
         var reactions = ReactionBalance()
         var leftDone = false, rightDone = false
         while !leftDone || !rightDone {
-            let l: Line? = leftDone ? nil : try leftSide.next(expected)
-            let r: Line? = rightDone ? nil : try rightSide.next(actual)
-            if l == nil { leftDone = true }
-            if r == nil { rightDone = true }
+            let hasLeft = leftDone ? false : try leftSide.advance(expected)
+            let hasRight = rightDone ? false : try rightSide.advance(actual)
+            if !hasLeft { leftDone = true }
+            if !hasRight { rightDone = true }
+            // The common case of equal behaviour, decided on the rendered bytes: the same
+            // reaction on both sides, nothing pending. Only the context remembers it.
+            if hasLeft && hasRight && !leftSide.isStimulus && !rightSide.isStimulus && reactions.isBalanced
+                && all.isInStep && leftSide.bytes == rightSide.bytes {
+                all.matchedInStep(seq: leftSide.seq, bytes: leftSide.bytes)
+                continue
+            }
+            let l: Line? = hasLeft ? leftSide.line : nil
+            let r: Line? = hasRight ? rightSide.line : nil
             all.add(left: l, right: r)
             if let l, l.isStimulus { stimuli.queue(left: l) }
             if let r, r.isStimulus { stimuli.queue(right: r) }
             if leftDone { stimuli.leftEnded() }
             if rightDone { stimuli.rightEnded() }
             if let l, let r, !l.isStimulus, !r.isStimulus, l.text == r.text, reactions.isBalanced {
-                continue   // the common case of equal behaviour: nothing to remember
+                continue   // equal, with lines pending on the way to the context
             }
             if let l, !l.isStimulus { reactions.left(l) }
             if let r, !r.isStimulus { reactions.right(r) }
@@ -98,36 +107,92 @@ public struct ReplayReport: Sendable {
                             addedReactions: reactions.added, missingReactions: reactions.missing, replayError: replayError)
     }
 
-    /// One side of a comparison: its events rendered to canonical lines.
+    /// One side of a comparison: its events rendered to canonical lines, one at a time into
+    /// a reused buffer; a ``Line`` is made only of what the comparison keeps.
     private struct Side {
         let ignoringLifecycle: Bool
         var canonicalizer = Canonicalizer()
         var count = 0
+        /// The current event's canonical text, its `seq`, and whether it is a stimulus.
+        var bytes: [UInt8] = []
+        var seq: UInt64 = 0
+        var isStimulus = false
 
         init(ignoringLifecycle: Bool) { self.ignoringLifecycle = ignoringLifecycle }
 
-        mutating func next<E: Error>(_ source: () throws(E) -> RecordedEvent?) throws(E) -> Line? {
+        /// Moves to the next compared event; `false` after the last.
+        mutating func advance<E: Error>(_ source: () throws(E) -> RecordedEvent?) throws(E) -> Bool {
             while let event = try source() {
                 if ignoringLifecycle && (event.kind == .lifecycle || event.kind == .actionRouted) { continue }
-                guard let text = canonicalizer.render(event) else { continue }
+                guard canonicalizer.render(event, into: &bytes) else { continue }
                 count += 1
-                return Line(seq: event.seq, text: text, isStimulus: Canonicalizer.isStimulus(event))
+                seq = event.seq
+                isStimulus = Canonicalizer.isStimulus(event)
+                return true
             }
-            return nil
+            return false
+        }
+
+        /// The current event as a line.
+        var line: Line { Line(seq: seq, text: String(decoding: bytes, as: UTF8.self), isStimulus: isStimulus) }
+    }
+
+    /// The last few lines both sides shared, oldest first, kept as bytes in reused slots.
+    private struct ContextRing {
+        let size: Int
+        private var slots: [(seq: UInt64, isStimulus: Bool, bytes: [UInt8])] = []
+        /// The oldest slot once all are used.
+        private var oldest = 0
+
+        init(size: Int) { self.size = size }
+
+        mutating func add(seq: UInt64, isStimulus: Bool, bytes: [UInt8]) {
+            guard size > 0 else { return }
+            if slots.count < size {
+                slots.append((seq, isStimulus, bytes))
+                return
+            }
+            slots[oldest].seq = seq
+            slots[oldest].isStimulus = isStimulus
+            slots[oldest].bytes.removeAll(keepingCapacity: true)
+            slots[oldest].bytes.append(contentsOf: bytes)
+            oldest = (oldest + 1) % size
+        }
+
+        mutating func add(_ line: Line) { add(seq: line.seq, isStimulus: line.isStimulus, bytes: Array(line.text.utf8)) }
+
+        var lines: [Line] {
+            (slots[oldest...] + slots[..<oldest]).map {
+                Line(seq: $0.seq, text: String(decoding: $0.bytes, as: UTF8.self), isStimulus: $0.isStimulus)
+            }
         }
     }
 
     /// Walks two line sequences in step and keeps where they first part, with context.
     private struct Aligner {
         let contextSize: Int
-        var context: [Line] = []
+        var context: ContextRing
         var pendingLeft: [Line] = [], pendingRight: [Line] = []
         var leftOver = false, rightOver = false
         var diverged = false
         var expected: [Line] = [], actual: [Line] = []
         var divergedContext: [Line] = []
 
-        init(contextSize: Int) { self.contextSize = max(0, contextSize) }
+        init(contextSize: Int) {
+            self.contextSize = max(0, contextSize)
+            context = ContextRing(size: self.contextSize)
+        }
+
+        /// Whether a line both sides have in step would only become context: nothing pending,
+        /// or the sides parted and both have shown all the lines they show.
+        var isInStep: Bool {
+            diverged ? expected.count >= shown && actual.count >= shown : pendingLeft.isEmpty && pendingRight.isEmpty
+        }
+
+        /// A reaction both sides had in step (``isInStep``): what `add` does with two equal lines.
+        mutating func matchedInStep(seq: UInt64, bytes: [UInt8]) {
+            if !diverged { context.add(seq: seq, isStimulus: false, bytes: bytes) }
+        }
 
         /// The lines shown from the divergence on, per side.
         var shown: Int { contextSize + 2 }
@@ -166,8 +231,7 @@ public struct ReplayReport: Sendable {
             }
             // The matched prefix becomes context.
             if index > 0 {
-                context.append(contentsOf: pendingLeft[0..<index])
-                if context.count > contextSize { context.removeFirst(context.count - contextSize) }
+                for line in pendingLeft[0..<index] { context.add(line) }
                 pendingLeft.removeFirst(index)
                 pendingRight.removeFirst(index)
             }
@@ -176,10 +240,9 @@ public struct ReplayReport: Sendable {
         }
 
         private mutating func diverge(at index: Int) {
-            context.append(contentsOf: pendingLeft[0..<index])
-            if context.count > contextSize { context.removeFirst(context.count - contextSize) }
+            for line in pendingLeft[0..<index] { context.add(line) }
             diverged = true
-            divergedContext = context
+            divergedContext = context.lines
             expected = Array(pendingLeft[index...].prefix(shown))
             actual = Array(pendingRight[index...].prefix(shown))
             pendingLeft = []
