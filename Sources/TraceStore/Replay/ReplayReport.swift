@@ -1,3 +1,5 @@
+import Foundation
+
 /// The outcome of comparing a replay (or a second trace) with a recorded trace.
 public struct ReplayReport: Sendable {
     /// One canonical event with where it stood.
@@ -83,24 +85,28 @@ public struct ReplayReport: Sendable {
             if !hasLeft { leftDone = true }
             if !hasRight { rightDone = true }
             // The common case of equal behaviour, decided on the rendered bytes: the same
-            // reaction on both sides, nothing pending. Only the context remembers it.
-            if hasLeft && hasRight && !leftSide.isStimulus && !rightSide.isStimulus && reactions.isBalanced
-                && all.isInStep && leftSide.bytes == rightSide.bytes {
+            // reaction on both sides, nothing pending, no earlier line of that text waiting
+            // on either side. Only the context remembers it.
+            if hasLeft && hasRight && !leftSide.isStimulus && !rightSide.isStimulus && all.isInStep
+                && Self.sameBytes(leftSide.bytes, rightSide.bytes) && (reactions.isBalanced || !reactions.holds(leftSide.bytes)) {
                 all.matchedInStep(seq: leftSide.seq, bytes: leftSide.bytes)
                 continue
             }
-            let l: Line? = hasLeft ? leftSide.line : nil
-            let r: Line? = hasRight ? rightSide.line : nil
-            all.add(left: l, right: r)
-            if let l, l.isStimulus { stimuli.queue(left: l) }
-            if let r, r.isStimulus { stimuli.queue(right: r) }
+            // Lines are made only for what keeps them: the aligners until they have shown all
+            // they show, the stimuli, and reactions left waiting for the other side.
+            if !all.isFull {
+                all.add(left: hasLeft ? leftSide.line : nil, right: hasRight ? rightSide.line : nil)
+            }
+            if hasLeft && leftSide.isStimulus { stimuli.queue(left: leftSide.line) }
+            if hasRight && rightSide.isStimulus { stimuli.queue(right: rightSide.line) }
             if leftDone { stimuli.leftEnded() }
             if rightDone { stimuli.rightEnded() }
-            if let l, let r, !l.isStimulus, !r.isStimulus, l.text == r.text, reactions.isBalanced {
+            if hasLeft && hasRight && !leftSide.isStimulus && !rightSide.isStimulus && Self.sameBytes(leftSide.bytes, rightSide.bytes)
+                && reactions.isBalanced {
                 continue   // equal, with lines pending on the way to the context
             }
-            if let l, !l.isStimulus { reactions.left(l) }
-            if let r, !r.isStimulus { reactions.right(r) }
+            if hasLeft && !leftSide.isStimulus { reactions.left(leftSide.bytes) { leftSide.line } }
+            if hasRight && !rightSide.isStimulus { reactions.right(rightSide.bytes) { rightSide.line } }
         }
         let divergence = stimuli.divergence(inStimuli: true) ?? all.divergence(inStimuli: false)
         return ReplayReport(expectedCount: leftSide.count, actualCount: rightSide.count, divergence: divergence,
@@ -186,8 +192,11 @@ public struct ReplayReport: Sendable {
         /// Whether a line both sides have in step would only become context: nothing pending,
         /// or the sides parted and both have shown all the lines they show.
         var isInStep: Bool {
-            diverged ? expected.count >= shown && actual.count >= shown : pendingLeft.isEmpty && pendingRight.isEmpty
+            diverged ? isFull : pendingLeft.isEmpty && pendingRight.isEmpty
         }
+
+        /// Whether the sides parted and both have shown all the lines they show: lines change nothing.
+        var isFull: Bool { diverged && expected.count >= shown && actual.count >= shown }
 
         /// A reaction both sides had in step (``isInStep``): what `add` does with two equal lines.
         mutating func matchedInStep(seq: UInt64, bytes: [UInt8]) {
@@ -259,20 +268,52 @@ public struct ReplayReport: Sendable {
     ///
     /// A line matches the oldest unmatched line of the same text on the other side,
     /// so what is left at the end is the latest occurrences, in each side's order.
+    /// A canonical line's bytes as a dictionary key, hashed as one block.
+    private struct LineKey: Hashable {
+        let bytes: [UInt8]
+
+        init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+        func hash(into hasher: inout Hasher) {
+            bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+        }
+
+        static func == (a: LineKey, b: LineKey) -> Bool { ReplayReport.sameBytes(a.bytes, b.bytes) }
+    }
+
+    /// Whether two lines' bytes are equal, compared as one block.
+    @inline(__always) static func sameBytes(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        guard a.count == b.count else { return false }
+        guard !a.isEmpty else { return true }
+        return a.withUnsafeBytes { x in b.withUnsafeBytes { y in memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0 } }
+    }
+
     private struct ReactionBalance {
-        var leftOnly: [String: [Line]] = [:], rightOnly: [String: [Line]] = [:]
+        /// Keyed by the lines' bytes, so that the comparison can ask about the line it has
+        /// rendered without making a `String` of it.
+        var leftOnly: [LineKey: [Line]] = [:], rightOnly: [LineKey: [Line]] = [:]
 
         var isBalanced: Bool { leftOnly.isEmpty && rightOnly.isEmpty }
 
-        mutating func left(_ line: Line) { Self.balance(line, against: &rightOnly, into: &leftOnly) }
-        mutating func right(_ line: Line) { Self.balance(line, against: &leftOnly, into: &rightOnly) }
+        /// Whether either side waits for a line with these bytes: if not, the same line on both
+        /// sides changes nothing.
+        func holds(_ bytes: [UInt8]) -> Bool { leftOnly[LineKey(bytes)] != nil || rightOnly[LineKey(bytes)] != nil }
 
-        private static func balance(_ line: Line, against other: inout [String: [Line]], into own: inout [String: [Line]]) {
-            if var waiting = other[line.text] {
-                waiting.removeFirst()
-                other[line.text] = waiting.isEmpty ? nil : waiting
+        mutating func left(_ bytes: [UInt8], _ line: () -> Line) { Self.balance(bytes, line, against: &rightOnly, into: &leftOnly) }
+        mutating func right(_ bytes: [UInt8], _ line: () -> Line) { Self.balance(bytes, line, against: &leftOnly, into: &rightOnly) }
+
+        /// Matches a line with the oldest of the same bytes waiting on the other side, or leaves it waiting.
+        private static func balance(_ bytes: [UInt8], _ line: () -> Line, against other: inout [LineKey: [Line]],
+                                    into own: inout [LineKey: [Line]]) {
+            let key = LineKey(bytes)
+            if let index = other.index(forKey: key) {
+                if other.values[index].count == 1 {
+                    other.remove(at: index)
+                } else {
+                    other.values[index].removeFirst()
+                }
             } else {
-                own[line.text, default: []].append(line)
+                own[key, default: []].append(line())
             }
         }
 
