@@ -55,9 +55,9 @@ public struct TraceStats: Sendable {
     private final class Fold {
         @exclusivity(unchecked) var kindCounts = [Int](repeating: 0, count: EventKind.allCases.count)
         @exclusivity(unchecked) var posts: [Int64: Int] = [:]
-        @exclusivity(unchecked) var deliveries: [UInt64: Int] = [:], skips: [UInt64: Int] = [:]
+        @exclusivity(unchecked) var deliveries = IDCounter(), skips = IDCounter()
         /// Observers of every message (told by the caller as they are added), and their deliveries by message.
-        @exclusivity(unchecked) var wildcards = Set<UInt64>()
+        @exclusivity(unchecked) var wildcards = IDFlags()
         @exclusivity(unchecked) var wildcardCounts: [Int64: (deliveries: Int, skips: Int)] = [:]
         @exclusivity(unchecked) var lastPost: UInt64?, lastMessage: Int64 = 0, lastHeard = true
         @exclusivity(unchecked) var unheard: [UInt64: Int64] = [:]
@@ -77,7 +77,7 @@ public struct TraceStats: Sendable {
             switch kind {
             case delivered, skipped:
                 guard let observer = row.id(2) else { return false }
-                if kind == delivered { deliveries[observer, default: 0] += 1 } else { skips[observer, default: 0] += 1 }
+                if kind == delivered { deliveries.increment(observer) } else { skips.increment(observer) }
                 guard let post = row.id(3) else { return false }
                 if post == lastPost { lastHeard = true } else if !unheard.isEmpty { unheard[post] = nil }
                 if !wildcards.isEmpty && wildcards.contains(observer) {
@@ -169,11 +169,11 @@ public struct TraceStats: Sendable {
         struct PerMessage { var posts = 0, deliveries = 0, skips = 0 }
         var perMessage: [Int64: PerMessage] = [:]
         for (message, count) in fold.posts { perMessage[message, default: PerMessage()].posts = count }
-        for (observer, count) in fold.deliveries where !fold.wildcards.contains(observer) {
+        for (observer, count) in fold.deliveries.counts where !fold.wildcards.contains(observer) {
             guard let message = observers[observer]?.message else { continue }
             perMessage[message, default: PerMessage()].deliveries += count
         }
-        for (observer, count) in fold.skips where !fold.wildcards.contains(observer) {
+        for (observer, count) in fold.skips.counts where !fold.wildcards.contains(observer) {
             guard let message = observers[observer]?.message else { continue }
             perMessage[message, default: PerMessage()].skips += count
         }
@@ -188,8 +188,8 @@ public struct TraceStats: Sendable {
         let messages = perMessage.map { id, counts in
             MessageCount(message: text(id) ?? "?", posts: counts.posts, deliveries: counts.deliveries, skips: counts.skips)
         }
-        let topObservers = fold.deliveries
-            .sorted { ($1.value, $0.key) < ($0.value, $1.key) }
+        let topObservers = fold.deliveries.counts
+            .sorted { ($1.count, $0.id) < ($0.count, $1.id) }
             .prefix(top)
             .map { id, count in
                 let observed = observers[id]
