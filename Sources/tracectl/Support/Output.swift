@@ -98,13 +98,6 @@ final class Output {
         append(value.magnitude)
     }
 
-    /// `text` padded with spaces to `width` characters (as `String.padded`).
-    func append(_ text: String, padded width: Int) {
-        write(text)
-        let characters = text.count
-        if characters < width { for _ in characters..<width { append(UInt8(ascii: " ")) } }
-    }
-
     /// Seconds with milliseconds from nanoseconds, as ``seconds(_:)`` writes them, right-aligned in `width` columns.
     ///
     /// Integer arithmetic, unless the nanoseconds lie within a few of a half millisecond or past 2^50,
