@@ -37,11 +37,22 @@ extension TraceCtl {
             let report = LeakReport(trace: trace, session: timeline.session, findings: [], baseline: [])
             var data = ""
             TimelineData(timeline: timeline, trace: trace, describe: report.describe).render(into: &data)
-            let page = TimelinePage.html(title: "\(timeline.session.name) — session \(timeline.session.id)", data: data)
-            do {
-                try page.write(toFile: path, atomically: true, encoding: .utf8)
-            } catch {
-                diagnose("\(path): cannot write the timeline (\(error.localizedDescription))")
+            // Streamed into a file beside the destination and moved into place when complete,
+            // so a failed write never leaves a page that looks finished.
+            let partial = path + ".partial-\(ProcessInfo.processInfo.processIdentifier)"
+            guard FileManager.default.createFile(atPath: partial, contents: nil),
+                  let handle = FileHandle(forWritingAtPath: partial) else {
+                diagnose("\(path): cannot write the timeline (cannot create \(partial))")
+                throw Exit.cannotCreate
+            }
+            let out = Output(handle)
+            TimelinePage.write(title: "\(timeline.session.name) — session \(timeline.session.id)", data: data, to: out)
+            out.flush()
+            try? handle.close()
+            guard rename(partial, path) == 0 else {
+                let reason = String(cString: strerror(errno))
+                try? FileManager.default.removeItem(atPath: partial)
+                diagnose("\(path): cannot write the timeline (\(reason))")
                 throw Exit.cannotCreate
             }
             let findings = timeline.groups.reduce(0) { $0 + $1.findings.count }

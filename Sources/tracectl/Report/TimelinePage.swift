@@ -6,12 +6,23 @@ import Foundation
 /// are drawn once, shaded by how many they stand for, so a million events stay responsive.
 /// `window.timeline` reports what the last frame drew, for tests.
 enum TimelinePage {
-    /// The page with `data` (the JSON of ``TimelineData``) embedded.
-    static func html(title: String, data: String) -> String {
+    /// Writes the page with `data` (the JSON of ``TimelineData``) embedded into `out`, streamed:
+    /// the page is never held as one string beside its data.
+    static func write(title: String, data: String, to out: Output) {
+        out.write(head.replacingOccurrences(of: "{{TITLE}}", with: escape(title)))
         // Inside <script>, "</" could close the element: JSON allows "<\/" for it.
-        let embedded = data.replacingOccurrences(of: "</", with: "<\\/")
-        return head.replacingOccurrences(of: "{{TITLE}}", with: escape(title))
-            + embedded + tail
+        var data = data
+        data.withUTF8 { bytes in
+            var start = 0
+            for index in bytes.indices.dropFirst()
+            where bytes[index] == UInt8(ascii: "/") && bytes[index - 1] == UInt8(ascii: "<") {
+                out.append(UnsafeBufferPointer(rebasing: bytes[start..<index]))
+                out.append("\\")
+                start = index
+            }
+            out.append(UnsafeBufferPointer(rebasing: bytes[start...]))
+        }
+        out.write(tail)
     }
 
     private static func escape(_ text: String) -> String {

@@ -1,34 +1,156 @@
 import Foundation
 
 /// Buffered standard output: long listings stream instead of being built in memory.
+///
+/// Text goes into one byte buffer, written out in blocks of 64 KiB; the `append` methods
+/// write numbers, literals and JSON strings as bytes, so a command printing a line per
+/// event builds no `String` per line.
 final class Output {
-    private var buffer = [UInt8]()
+    private var buffer: UnsafeMutablePointer<UInt8>
+    private var count = 0
+    private let capacity = 1 << 17
+    /// When the buffer is written out: at the end of a line past this many bytes.
+    private static let flushThreshold = 1 << 16
     private let handle: FileHandle
 
     /// Buffers writes to `handle`, standard output by default.
     init(_ handle: FileHandle = .standardOutput) {
         self.handle = handle
-        buffer.reserveCapacity(1 << 16)
+        buffer = .allocate(capacity: capacity)
     }
 
-    deinit { flush() }
+    deinit {
+        flush()
+        buffer.deallocate()
+    }
 
     func line(_ text: String = "") {
-        buffer.append(contentsOf: text.utf8)
-        buffer.append(UInt8(ascii: "\n"))
-        if buffer.count >= 1 << 16 { flush() }
+        write(text)
+        endLine()
     }
 
     func write(_ text: String) {
-        buffer.append(contentsOf: text.utf8)
-        if buffer.count >= 1 << 16 { flush() }
+        var text = text
+        text.withUTF8 { append($0) }
+    }
+
+    /// Ends a line, writing the buffer out when it is full enough.
+    @inline(__always) func endLine() {
+        append(UInt8(ascii: "\n"))
+        if count >= Self.flushThreshold { flush() }
     }
 
     func flush() {
-        guard !buffer.isEmpty else { return }
-        handle.write(Data(buffer))
-        buffer.removeAll(keepingCapacity: true)
+        guard count > 0 else { return }
+        handle.write(Data(bytesNoCopy: buffer, count: count, deallocator: .none))
+        count = 0
     }
+
+    /// Room for `n` more bytes; `false` when they cannot fit even in an empty buffer.
+    @inline(__always) private func reserve(_ n: Int) -> Bool {
+        if count + n > capacity { flush() }
+        return n <= capacity
+    }
+
+    @inline(__always) func append(_ byte: UInt8) {
+        if count == capacity { flush() }
+        buffer[count] = byte
+        count += 1
+    }
+
+    func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard !bytes.isEmpty, let base = bytes.baseAddress else { return }
+        guard reserve(bytes.count) else {
+            flush()
+            handle.write(Data(bytes))
+            return
+        }
+        (buffer + count).update(from: base, count: bytes.count)
+        count += bytes.count
+    }
+
+    /// A literal, as its UTF-8 bytes.
+    @inline(__always) func append(_ literal: StaticString) {
+        append(UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+    }
+
+    func append(_ bytes: [UInt8]) { bytes.withUnsafeBufferPointer { append($0) } }
+
+    /// `value` in decimal, right-aligned in `width` columns as `String.leftPadded` does.
+    func append(_ value: UInt64, width: Int = 0) {
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)   // 24 bytes: room for UInt64.max's 20 digits
+        withUnsafeMutableBytes(of: &digits) { raw in
+            var v = value, start = raw.count
+            repeat {
+                start -= 1
+                raw[start] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: v % 10)
+                v /= 10
+            } while v != 0
+            let length = raw.count - start
+            if width > length { for _ in length..<width { append(UInt8(ascii: " ")) } }
+            append(UnsafeBufferPointer(start: raw.baseAddress!.assumingMemoryBound(to: UInt8.self) + start, count: length))
+        }
+    }
+
+    /// `value` in decimal, with its sign.
+    func append(_ value: Int64) {
+        if value < 0 { append(UInt8(ascii: "-")) }
+        append(value.magnitude)
+    }
+
+    /// Seconds with milliseconds from nanoseconds, as ``seconds(_:)`` writes them, right-aligned in `width` columns.
+    ///
+    /// Integer arithmetic, unless the nanoseconds lie within a few of a half millisecond or past 2^50,
+    /// where `%.3f` of the `Double` decides the rounding and is asked.
+    func appendSeconds(_ nanoseconds: UInt64, width: Int) {
+        let remainder = nanoseconds % 1_000_000
+        let margin: UInt64 = 64
+        guard nanoseconds < 1 << 50, remainder < 500_000 - margin || remainder > 500_000 + margin else {
+            let text = seconds(nanoseconds)
+            let characters = text.utf8.count
+            if characters < width { for _ in characters..<width { append(UInt8(ascii: " ")) } }
+            write(text)
+            return
+        }
+        let milliseconds = nanoseconds / 1_000_000 + (remainder > 500_000 ? 1 : 0)
+        let whole = milliseconds / 1000, fraction = milliseconds % 1000
+        append(whole, width: width - 5)   // then "." + three digits + "s"
+        append(UInt8(ascii: "."))
+        append(UInt8(ascii: "0") + UInt8(fraction / 100))
+        append(UInt8(ascii: "0") + UInt8(fraction / 10 % 10))
+        append(UInt8(ascii: "0") + UInt8(fraction % 10))
+        append(UInt8(ascii: "s"))
+    }
+
+    /// `text` as a JSON string, quoted and escaped byte by byte as ``JSON`` escapes it.
+    func appendJSONString(_ text: String) {
+        var text = text
+        text.withUTF8 { bytes in
+            append(UInt8(ascii: "\""))
+            var start = 0
+            for index in bytes.indices {
+                let byte = bytes[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                append(UnsafeBufferPointer(rebasing: bytes[start..<index]))
+                start = index + 1
+                switch byte {
+                case UInt8(ascii: "\""): append("\\\"")
+                case UInt8(ascii: "\\"): append("\\\\")
+                case UInt8(ascii: "\n"): append("\\n")
+                case UInt8(ascii: "\r"): append("\\r")
+                case UInt8(ascii: "\t"): append("\\t")
+                default:
+                    append("\\u00")
+                    append(Self.hexDigits[Int(byte >> 4)])
+                    append(Self.hexDigits[Int(byte & 0xF)])
+                }
+            }
+            append(UnsafeBufferPointer(rebasing: bytes[start...]))
+            append(UInt8(ascii: "\""))
+        }
+    }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 }
 
 /// ANSI styles, used only when standard output is a terminal and `NO_COLOR` is unset.
