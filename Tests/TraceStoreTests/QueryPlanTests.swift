@@ -78,8 +78,8 @@ import Testing
         let session = try reader.lastSessionID()
         let s = SQLValue.integer(session)
         var all: [(String, String, [SQLValue])] = [
-            ("stats", TraceStats.scanSQL, [s]),
-            ("verify", TraceVerification.scanSQL, [s]),
+            ("stats", TraceStats.scanSQL(reader, session: session), [s]),
+            ("verify", TraceVerification.scanSQL(reader, session: session), [s]),
             ("stats: late deliveries' posts on a killed trace", TraceStats.postsSQL, [s]),
         ]
         let leaks = reader.eventQuery(session: session, filter: EventFilter(), payloads: false,

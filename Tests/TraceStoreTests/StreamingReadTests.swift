@@ -98,6 +98,35 @@ import NotifyBus
         _ = (observation, token)
     }
 
+    /// A file of one session is walked whole (no range check per row); a file of several walks
+    /// each session's key range. Either way every reading gives one session's events only, and a
+    /// row of a session the file does not list (damage) is in none of them.
+    @Test func eachSessionReadsOnlyItsOwnEventsWhateverTheFileHolds() throws {
+        let dir = try TemporaryDirectory()
+        let single = dir.file("single.trace"), double = dir.file("double.trace")
+        try recordSample(at: single, posts: 3)
+        try recordSample(at: double, name: "first", posts: 3)
+        try recordSample(at: double, name: "second", posts: 5)
+        do {
+            let db = try Database(path: single, mode: .readWrite)
+            try db.execute("INSERT INTO events(session, seq, time_ns, kind, observer, post) VALUES (99, 1, 0, 5, 1, 1)")
+        }
+        let one = try TraceReader(path: single)
+        #expect(one.onlySession == 1)
+        let two = try TraceReader(path: double)
+        #expect(two.onlySession == nil)
+        for (reader, session, posts) in [(one, Int64(1), 3), (two, Int64(1), 3), (two, Int64(2), 5)] {
+            let events = try reader.events(session: session)
+            #expect(events.filter { $0.kind == .posted }.count == posts)
+            #expect(events.map(\.seq) == Array(0..<UInt64(events.count)))
+            let stats = try TraceStats.compute(reader, session: session)
+            #expect(stats.messages.map(\.posts) == [posts])
+            #expect(stats.topObservers.map(\.deliveries) == [posts])
+            #expect(try reader.state(session: session).seq == UInt64(events.count - 1))
+            #expect(try LeakAnalyzer.analyze(reader, session: session).isEmpty)
+        }
+    }
+
     /// `observers --at` reads only the events that change the state: the state is that of folding every event.
     @Test(arguments: traces)
     func stateFromTheEventsThatChangeItEqualsFoldingEverything(trace: String) throws {

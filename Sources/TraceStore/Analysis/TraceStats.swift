@@ -28,10 +28,13 @@ public struct TraceStats: Sendable {
 
     /// The one pass of ``compute(_:session:top:)``: the session's rows in primary-key order,
     /// each folded by `notifybus_walk`; only observer and owner registrations come back.
-    package static let scanSQL = """
-        SELECT kind, message, owner, observer, note, callsite FROM events
-        WHERE session = ?1 AND notifybus_walk(kind, message, observer, post) ORDER BY seq
-        """
+    package static func scanSQL(_ reader: TraceReader, session: Int64) -> String {
+        let walk = reader.sessionWalk(session, alias: "events")
+        return """
+            SELECT kind, message, owner, observer, note, callsite FROM events
+            WHERE \(walk.condition) AND notifybus_walk(kind, message, observer, post) ORDER BY \(walk.order)
+            """
+    }
     /// A post's message, for the rare delivery that comes long after its post. Named
     /// explicitly, the index serves it: without statistics SQLite's planner would rather
     /// walk the session's primary key. A killed trace has no index, and scans.
@@ -121,7 +124,7 @@ public struct TraceStats: Sendable {
     /// deliveries: a delivery finds its post's message among the recent posts, which is
     /// where the bus puts it, or, rarely, by a lookup after the pass.
     public static func compute(_ reader: TraceReader, session: Int64, top: Int = 10) throws -> TraceStats {
-        let statement = try reader.db.prepare(scanSQL)
+        let statement = try reader.db.prepare(scanSQL(reader, session: session))
         try statement.bind([.integer(session)])
         let fold = Fold()
         struct Observed { var message: Int64?, owner: UInt64?, callSite: Int64? }
