@@ -107,7 +107,7 @@ extension Bus {
                 withExtendedLifetime(owner) {}
             }
         }
-        return ObservationToken(box: TokenBox(observer: observer, bus: self))
+        return ObservationToken(box: TokenBox(observer: observer, handle: handle))
     }
 
     /// Delivers to an observer whose handler does not run on the posting thread.
@@ -214,6 +214,6 @@ extension Bus {
     ) -> ObservationToken {
         let observer = add(M.self, named: nil, sender: sender, owner: owner, kind: .token,
                            callSite: callSite, handler: { _ in }, mainActorHandler: handler)
-        return ObservationToken(box: TokenBox(observer: observer, bus: self))
+        return ObservationToken(box: TokenBox(observer: observer, handle: handle))
     }
 }

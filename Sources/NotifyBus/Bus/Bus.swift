@@ -33,11 +33,14 @@ public final class Bus: Sendable {
     let mainActorQueue = MainActorQueue()
     /// What a post does with a selector observer whose target was deallocated.
     public let selectorSemantics: SelectorSemantics
+    /// What this bus's tokens hold: its identity, and a weak way back to it.
+    let handle = BusHandle()
 
     /// A bus that records nothing.
     public init(selectorSemantics: SelectorSemantics = .modern) {
         recording = nil
         self.selectorSemantics = selectorSemantics
+        handle.bus = self
     }
 
     /// A bus that records every event into `sink`.
@@ -50,12 +53,13 @@ public final class Bus: Sendable {
     public init(sink: any TraceSink, clock: TraceClock = .monotonic(), selectorSemantics: SelectorSemantics = .modern) {
         recording = Recording(sink: sink, clock: clock)
         self.selectorSemantics = selectorSemantics
+        handle.bus = self
     }
 
     deinit {
         // Observers point at their lists and the lists at the observers: break the
         // cycles, and release the observers (and the owners strong blocks hold) unlocked.
-        let lists = state.withLock { state in Array(state.byType.values) + Array(state.byName.values) + [state.wildcards] }
+        let lists = state.withLock { state in state.byType.lists + Array(state.byName.values) + [state.wildcards] }
         var released: [Observer?] = []
         for slots in lists {
             released.append(contentsOf: slots.items)
@@ -87,14 +91,16 @@ public final class Bus: Sendable {
     ///   written at the call site picks the `@MainActor` overload instead; code generic
     ///   over ``BusMessage`` calls this one for every message.
     @_disfavoredOverload
+    @inlinable
     public func observe<M: BusMessage>(
         _ type: M.Type, sender: AnyObject? = nil, owner: AnyObject? = nil,
         file: String = #fileID, line: Int = #line,
         _ handler: @escaping @Sendable (M) -> Void
     ) -> ObservationToken {
-        let observer = add(M.self, named: nil, sender: sender, owner: owner, kind: .token,
-                           callSite: CallSite(file: file, line: line), handler: handler)
-        return ObservationToken(box: TokenBox(observer: observer, bus: self))
+        // Inlined where `M` is known, so that `TypedObserver<M>`'s metadata is a constant
+        // of the caller's rather than a run-time lookup on every add.
+        addToken(type: ObjectIdentifier(M.self), messageType: M.self, sender: sender, owner: owner,
+                 callSite: CallSite(file: file, line: line)) { fields in TypedObserver<M>(fields, handler: handler) }
     }
 
     /// Adds a token observer of the named message `name`.
@@ -107,7 +113,7 @@ public final class Bus: Sendable {
     ) -> ObservationToken {
         let observer = add(NamedMessage.self, named: name, sender: sender, owner: owner, kind: .token,
                            callSite: CallSite(file: file, line: line), handler: handler)
-        return ObservationToken(box: TokenBox(observer: observer, bus: self))
+        return ObservationToken(box: TokenBox(observer: observer, handle: handle))
     }
 
     /// Adds an observer of every message, for loggers and inspectors.
@@ -134,7 +140,7 @@ public final class Bus: Sendable {
             return observer
         }
         sweepOwnersIfDue()
-        return ObservationToken(box: TokenBox(observer: observer, bus: self))
+        return ObservationToken(box: TokenBox(observer: observer, handle: handle))
     }
 
     /// The messages of one type as an asynchronous sequence.
@@ -242,23 +248,53 @@ public final class Bus: Sendable {
         mainActorHandler: (@MainActor @Sendable (M) -> Void)? = nil,
         mailbox: Mailbox<M>? = nil
     ) -> Observer {
-        let ownerRef = owner.map { ObjectRef(object: $0) }, senderRef = sender.map(ObjectRef.init)
+        var makeRetainer: (() -> OwnerRetainer)?
+        if capture == .strong, let owner { makeRetainer = { TypedOwnerRetainer(owner) } }
+        return add(type: ObjectIdentifier(M.self), messageType: M.self, named: name, sender: sender, owner: owner,
+                   kind: kind, capture: capture, handlerName: handlerName, callSite: callSite,
+                   makeRetainer: makeRetainer) { fields in
+            TypedObserver<M>(fields, handler: handler, action: action, mainActorHandler: mainActorHandler, mailbox: mailbox)
+        }
+    }
+
+    /// The token observer of ``observe(_:sender:owner:file:line:_:)``, for its inlined body.
+    @usableFromInline
+    func addToken(type: ObjectIdentifier, messageType: any BusMessage.Type, sender: AnyObject?, owner: AnyObject?,
+                  callSite: CallSite, make: (ObserverFields) -> Observer) -> ObservationToken {
+        let observer = add(type: type, messageType: messageType, named: nil, sender: sender, owner: owner, kind: .token,
+                           capture: nil, handlerName: nil, callSite: callSite, makeRetainer: nil, make: make)
+        return ObservationToken(box: TokenBox(observer: observer, handle: handle))
+    }
+
+    /// Registers the observer `make` builds from its fields, under the lock, and records it.
+    ///
+    /// Not generic: the caller builds the `TypedObserver<M>`, where `M` is known, so that
+    /// an add looks up no generic metadata at run time (~330 instructions when it did).
+    private func add(
+        type: ObjectIdentifier, messageType: any BusMessage.Type, named name: String?, sender: AnyObject?,
+        owner: AnyObject?, kind: ObserverKind, capture: BlockCapture?, handlerName: String?, callSite: CallSite,
+        makeRetainer: (() -> OwnerRetainer)?, make: (ObserverFields) -> Observer
+    ) -> Observer {
+        var ownerRef: ObjectRef?, senderRef: ObjectRef?
+        if let owner { ownerRef = ObjectRef(object: owner) }
+        if let sender { senderRef = ObjectRef(object: sender) }
         let (observer, sweepDue) = state.withLock { state -> (Observer, Bool) in
             let id = state.takeObserverID()
-            let ownerID = ownerRef.map { registerOwner($0, in: &state) }
-            let senderID = senderRef.map { registerOwner($0, in: &state) }
-            let slots = name.map { state.slots(named: $0) } ?? state.slots(for: M.self)
+            var ownerID: UInt64?, senderID: UInt64?
+            if let ownerRef { ownerID = registerOwner(ownerRef, in: &state) }
+            if let senderRef { senderID = registerOwner(senderRef, in: &state) }
+            let slots: Slots
+            if let name { slots = state.slots(named: name) } else { slots = state.slots(for: type, messageType) }
             var retainer: OwnerRetainer?
-            if capture == .strong, let owner, let ownerID {
-                let shared = state.retainers[ownerID] ?? TypedOwnerRetainer(owner)
+            if let makeRetainer, let ownerID {
+                let shared = state.retainers[ownerID] ?? makeRetainer()
                 shared.count += 1
                 state.retainers[ownerID] = shared
                 retainer = shared
             }
-            let observer = TypedObserver<M>(id: id, name: slots.name, owner: ownerRef, ownerID: ownerID, sender: senderRef,
-                                            callSite: callSite, kind: kind, capture: capture, retainer: retainer,
-                                            handler: handler, action: action,
-                                            mainActorHandler: mainActorHandler, mailbox: mailbox)
+            let observer = make(ObserverFields(id: id, type: type, name: slots.name, owner: ownerRef, ownerID: ownerID,
+                                               sender: senderRef, callSite: callSite, kind: kind, capture: capture,
+                                               retainer: retainer))
             state.insert(observer, into: slots)
             recording?.emit(.observerAdded(observer: id, message: slots.name, owner: ownerID, sender: senderID,
                                            callSite: callSite, kind: kind, capture: capture, handler: handlerName),
@@ -276,7 +312,7 @@ public final class Bus: Sendable {
     /// Removing an observer that is no longer registered changes nothing and is
     /// recorded as an unbalanced removal. A token from another bus is ignored.
     public func remove(_ token: ObservationToken, file: String = #fileID, line: Int = #line) {
-        guard token.box.bus === self else { return }
+        guard token.box.handle === handle else { return }
         removeObserver(token.box.observer, reason: .explicit, reportMissing: true, callSite: CallSite(file: file, line: line))
     }
 
@@ -746,7 +782,8 @@ struct OwnerRecord {
 extension Bus {
     /// The observers of one message type (or the wildcards) in registration
     /// order. Removal leaves a hole (`nil`) so that it is O(1) and keeps the
-    /// order; the array is compacted once holes outnumber observers. A post
+    /// order (removing the last one shortens the array instead, with any holes
+    /// before it); the array is compacted once holes outnumber observers. A post
     /// snapshots the array by retaining it; a change while a post holds it
     /// copies it first (copy on write). One per message type ever observed,
     /// kept for the bus's life so that observers can point at it.
@@ -767,7 +804,14 @@ extension Bus {
         }
 
         func remove(_ observer: Observer) {
-            items[observer.slot] = nil
+            if observer.slot == items.count - 1 {
+                // The last one, as when an observer is added and soon removed: no hole,
+                // and the holes before it go too, so the list needs no compaction.
+                items.removeLast()
+                while let last = items.last, last == nil { items.removeLast() }
+            } else {
+                items[observer.slot] = nil
+            }
             observer.slots = nil
             live -= 1
             if live == 0 {
@@ -782,7 +826,7 @@ extension Bus {
     struct State {
         var nextObserverID: UInt64 = 1
         var nextOwnerID: UInt64 = 1
-        var byType: [ObjectIdentifier: Slots] = [:]
+        var byType = SlotTable()
         /// The lists of named messages, by name.
         var byName: [String: Slots] = [:]
         let wildcards = Slots(name: "*")
@@ -808,10 +852,14 @@ extension Bus {
         /// The list of `type`'s observers, made on first use. The default `name`
         /// builds a string from the type at every call, so it is read once, here.
         mutating func slots<M: BusMessage>(for type: M.Type) -> Slots {
-            let key = ObjectIdentifier(type)
+            slots(for: ObjectIdentifier(type), type)
+        }
+
+        /// The list of the message type `type` (whose identity is `key`), made on first use.
+        mutating func slots(for key: ObjectIdentifier, _ type: any BusMessage.Type) -> Slots {
             if let slots = byType[key] { return slots }
-            let slots = Slots(name: M.name)
-            byType[key] = slots
+            let slots = Slots(name: type.name)
+            byType.insert(slots, for: key)
             return slots
         }
 
@@ -851,8 +899,10 @@ extension Bus {
         }
 
         func observers(ownedBy ownerID: UInt64) -> [Observer] {
-            (byType.values.flatMap(\.items) + byName.values.flatMap(\.items) + wildcards.items).compactMap { $0 }
-                .filter { $0.ownerID == ownerID }.sorted { $0.id < $1.id }
+            var lists: [Slots] = byType.lists
+            lists.append(contentsOf: byName.values)
+            lists.append(wildcards)
+            return lists.flatMap { $0.items.compactMap { $0 } }.filter { $0.ownerID == ownerID }.sorted { $0.id < $1.id }
         }
 
         func liveOwnerID(of owner: ObjectRef) -> UInt64? {

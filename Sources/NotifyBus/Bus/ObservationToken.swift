@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A handle on one observer of a ``Bus``: the typed-token kind, like SF-0011's
 /// `ObservationToken`.
 ///
@@ -28,18 +30,32 @@ public struct ObservationToken: Hashable, Sendable {
 /// ``ObservationToken`` holding it goes away.
 final class TokenBox: Sendable {
     let observer: Observer
-    /// Weak, and compared by identity: an `ObjectIdentifier` would match a new
-    /// bus allocated at a released bus's address.
-    weak let bus: Bus?
+    /// Its bus's handle, shared by all of the bus's tokens: compared by identity, a
+    /// pointer compare where a weak reference to the bus would cost a load (and its
+    /// creation and destruction one atomic operation each), and the way to the bus
+    /// when the token goes.
+    let handle: BusHandle
 
-    init(observer: Observer, bus: Bus) {
+    init(observer: Observer, handle: BusHandle) {
         self.observer = observer
-        self.bus = bus
+        self.handle = handle
     }
 
     deinit {
-        bus?.removeObserver(observer, reason: .tokenReleased, reportMissing: false)
+        // Removed already (by the token, or its owner gone): the removal is recorded,
+        // nothing is left to do, and no lock is taken. `isActive` only ever goes from
+        // true to false, under the bus's lock; `removeObserver` checks it again there.
+        guard observer.isActive.load(ordering: .relaxed) else { return }
+        handle.bus?.removeObserver(observer, reason: .tokenReleased, reportMissing: false)
     }
+}
+
+/// A bus's identity for its tokens: made with the bus, it outlives it while tokens
+/// hold it, and a new bus at a released bus's address gets a new one.
+final class BusHandle: @unchecked Sendable {
+    // @unchecked: `bus` is set once, in the bus's initializer, before the bus (and
+    // so this handle) can reach another thread; it is only read afterwards.
+    weak var bus: Bus?
 }
 
 /// A block observer's registration: what Foundation's

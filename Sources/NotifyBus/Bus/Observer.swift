@@ -3,6 +3,7 @@ import Synchronization
 /// One registration on a bus. Immutable but for the `isActive` flag, which is
 /// atomic: a post checks it just before calling the handler, so an observer
 /// removed during a post is not called later in that post.
+@usableFromInline
 class Observer: @unchecked Sendable {
     // @unchecked: every stored property is a `let` of a Sendable type or an
     // atomic, except `slot`, `slots` and `retainer`, which only the bus reads and
@@ -48,6 +49,21 @@ class Observer: @unchecked Sendable {
         self.retainer = retainer
     }
 
+    init(_ fields: __owned ObserverFields, dispatch: HandlerDispatch) {
+        id = fields.id
+        self.dispatch = dispatch
+        typeKey = fields.type
+        owner = fields.owner?.object
+        ownerID = fields.ownerID
+        sender = fields.sender?.object
+        senderID = fields.sender.map { ObjectIdentifier($0.object) }
+        messageName = fields.name
+        callSite = fields.callSite
+        kind = fields.kind
+        capture = fields.capture
+        retainer = fields.retainer
+    }
+
     /// Called under the bus's lock once the observer is unregistered: an `async`
     /// observer ends its queue, so that its task stops after what is already queued.
     func didRemove() {}
@@ -62,8 +78,24 @@ class Observer: @unchecked Sendable {
     }
 }
 
+/// What the bus decides of a new observer under its lock: everything but its handler.
+@usableFromInline
+struct ObserverFields {
+    let id: UInt64
+    let type: ObjectIdentifier
+    let name: String
+    let owner: ObjectRef?
+    let ownerID: UInt64?
+    let sender: ObjectRef?
+    let callSite: CallSite
+    let kind: ObserverKind
+    let capture: BlockCapture?
+    let retainer: OwnerRetainer?
+}
+
 /// An observer of one message type; the bus looks it up by that type, so the
 /// downcast in ``Bus/post(_:sender:)`` cannot fail.
+@usableFromInline
 final class TypedObserver<M: BusMessage>: Observer, @unchecked Sendable {
     // @unchecked: adds only immutable Sendable closures to `Observer`.
     let handler: @Sendable (M) -> Void
@@ -77,19 +109,24 @@ final class TypedObserver<M: BusMessage>: Observer, @unchecked Sendable {
     /// at run time (add + remove went from 290 to 920 ns).
     let mailbox: Mailbox<M>?
 
-    init(id: UInt64, name: String, owner: ObjectRef?, ownerID: UInt64?, sender: ObjectRef?, callSite: CallSite,
-         kind: ObserverKind = .token, capture: BlockCapture? = nil, retainer: OwnerRetainer? = nil,
-         handler: @escaping @Sendable (M) -> Void, action: (@Sendable (AnyObject, M) -> Void)? = nil,
-         mainActorHandler: (@MainActor @Sendable (M) -> Void)? = nil,
-         mailbox: Mailbox<M>? = nil) {
+    /// A token observer with a posting-thread handler, as ``Bus/observe(_:sender:owner:file:line:_:)`` adds.
+    @usableFromInline
+    convenience init(_ fields: __owned ObserverFields, handler: @escaping @Sendable (M) -> Void) {
+        self.init(fields, handler: handler, action: nil, mainActorHandler: nil, mailbox: nil)
+    }
+
+    /// An observer with the fields the bus decided under its lock.
+    init(_ fields: __owned ObserverFields, handler: @escaping @Sendable (M) -> Void,
+         action: (@Sendable (AnyObject, M) -> Void)?,
+         mainActorHandler: (@MainActor @Sendable (M) -> Void)?, mailbox: Mailbox<M>?) {
         self.handler = handler
         self.action = action
         self.mainActorHandler = mainActorHandler
         self.mailbox = mailbox
         let dispatch: HandlerDispatch = mainActorHandler != nil ? .mainActor : mailbox != nil ? .async : .postingThread
-        super.init(id: id, typeKey: ObjectIdentifier(M.self), owner: owner, ownerID: ownerID, sender: sender,
-                   messageName: name, callSite: callSite, kind: kind, capture: capture, retainer: retainer,
-                   dispatch: dispatch)
+        // Handed on whole to the base class's initializer, which is not generic: taken apart
+        // here, each field was copied and destroyed through value witnesses.
+        super.init(fields, dispatch: dispatch)
     }
 
     override func didRemove() {

@@ -1,16 +1,53 @@
 import Foundation
 import NotifyBus
+import Synchronization
 
 /// The bounded hand-off between posting threads and the writer thread.
 ///
-/// Posters append and wait only when the buffer is full (backpressure: an
-/// event is never dropped); the writer takes everything pending at once.
+/// A ring of `capacity` slots, allocated once. Posters append and wait only when
+/// the ring is full (backpressure: an event is never dropped while the writer
+/// runs); the writer takes everything published at once.
+///
+/// The posting side costs one uncontended lock, a slot write and an atomic store:
+/// posters are serialized by `producer` (a bus already records under its own lock,
+/// so it is never contended then), and the writer never takes that lock. The two
+/// sides meet through two counters, `head` (events published) and `tail` (events
+/// taken), so the writer is woken only when it asked to be: once when the ring goes
+/// from empty to non-empty, once when it reaches `batchTarget` while the writer
+/// gathers a batch; `condition` is taken on those wake-ups, on backpressure and on
+/// `flush`/`close`, never per event otherwise.
 final class EventQueue: @unchecked Sendable {
-    // @unchecked: every mutable property is read and written only with `condition` locked.
-    private let condition = NSCondition()
-    private var pending: [TraceEvent] = []
+    // @unchecked: `slots` is written by a poster holding `producer` and read by the
+    // writer, each slot only after `head` (store: releasing, load: acquiring) says it
+    // is published and before `tail` says it is free again; the remaining mutable
+    // properties are read and written only with `condition` locked.
+
+    /// The posting side's own state; its lock serializes posters.
+    private struct Producer {
+        /// Events published: a copy of `head`, which only posters write.
+        var published = 0
+        /// The last value of `tail` read; the ring is full only if it looks full with a fresh one.
+        var taken = 0
+        /// The slot the next event goes into.
+        var index = 0
+        var lastSeq: UInt64 = 0
+    }
+
+    private let slots: UnsafeMutablePointer<TraceEvent>
     private let capacity: Int
-    private var enqueued: UInt64 = 0
+    private let producer = Locked(Producer())
+    /// Events published into the ring, ever.
+    private let head = Atomic<Int>(0)
+    /// Events the writer has moved out of the ring, ever. Written by the writer only.
+    private let tail = Atomic<Int>(0)
+    /// The value of `head` at which a poster wakes the writer; `Int.max` when it sleeps on its own.
+    private let wakeAt = Atomic<Int>(Int.max)
+    /// A poster waits for space and wants a broadcast when `tail` moves.
+    private let spaceWanted = Atomic<Bool>(false)
+    /// False once the writer stopped or `close` began: appends are refused.
+    private let accepting = Atomic<Bool>(true)
+
+    private let condition = NSCondition()
     private var committed: UInt64 = 0
     /// Events the writer could not write, though it went on with the others.
     private var lost: UInt64 = 0
@@ -20,46 +57,122 @@ final class EventQueue: @unchecked Sendable {
     private var closing = false
     private var finished = false
     private(set) var failure: TraceStoreError?
-    private(set) var lastSeq: UInt64 = 0
 
     /// The number of events the writer takes before it wakes up on its own.
     let batchTarget: Int
 
     init(capacity: Int) {
         self.capacity = max(1, capacity)
-        self.batchTarget = max(1, capacity / 4)
-        pending.reserveCapacity(self.capacity)
+        self.batchTarget = max(1, self.capacity / 4)
+        slots = .allocate(capacity: self.capacity)
     }
+
+    deinit {
+        // Events published but never taken: after a writer failure, or with no writer.
+        var index = tail.load(ordering: .relaxed) % capacity
+        for _ in tail.load(ordering: .relaxed)..<head.load(ordering: .relaxed) {
+            (slots + index).deinitialize(count: 1)
+            index = index + 1 == capacity ? 0 : index + 1
+        }
+        slots.deallocate()
+    }
+
+    /// The `seq` of the last event appended.
+    var lastSeq: UInt64 { producer.withLock { $0.lastSeq } }
 
     func append(_ event: TraceEvent) {
-        condition.lock()
-        defer { condition.unlock() }
-        while pending.count >= capacity && !stopped && !closing {
-            condition.wait()
+        producer.withLock { state in
+            // After the writer stopped, or close, there is nowhere to put the event; `flush` and `close` report it.
+            guard accepting.load(ordering: .relaxed) else { return }
+            let published = state.published
+            if published &- state.taken >= capacity {
+                state.taken = tail.load(ordering: .acquiring)
+                if published &- state.taken >= capacity {
+                    guard waitForSpace(published: published) else { return }
+                    state.taken = tail.load(ordering: .acquiring)
+                }
+            }
+            (slots + state.index).initialize(to: event)
+            state.index = state.index + 1 == capacity ? 0 : state.index + 1
+            state.published = published + 1
+            state.lastSeq = event.seq
+            // Sequentially consistent, with the load after it: the writer stores `wakeAt`
+            // and then loads `head`, so either it sees this event or this poster sees its request.
+            head.store(published + 1, ordering: .sequentiallyConsistent)
+            let wake = wakeAt.load(ordering: .sequentiallyConsistent)
+            if published + 1 >= wake { wakeWriter(expected: wake) }
         }
-        // After the writer stopped, or close, there is nowhere to put the event; `flush` and `close` report it.
-        guard !stopped, !closing else { return }
-        pending.append(event)
-        enqueued += 1
-        lastSeq = event.seq
-        if pending.count == 1 || pending.count == batchTarget { condition.broadcast() }
     }
 
-    /// Waits for a batch; returns `nil` when closing and nothing is left.
-    func takeBatch() -> [TraceEvent]? {
+    private func wakeWriter(expected: Int) {
+        // Only the poster that clears the request wakes the writer.
+        guard wakeAt.compareExchange(expected: expected, desired: Int.max, ordering: .sequentiallyConsistent).exchanged
+        else { return }
+        condition.lock()
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Waits until the writer takes events; `false` if it stopped or the queue is closing.
+    private func waitForSpace(published: Int) -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        while pending.isEmpty && !closing { condition.wait() }
-        if pending.count < batchTarget && !flushRequested && !closing {
-            // Let a few more events arrive so that transactions stay large.
-            _ = condition.wait(until: Date(timeIntervalSinceNow: 0.005))
+        while true {
+            guard accepting.load(ordering: .relaxed) else { return false }
+            spaceWanted.store(true, ordering: .sequentiallyConsistent)
+            if published &- tail.load(ordering: .sequentiallyConsistent) < capacity { return true }
+            condition.wait()
         }
-        if pending.isEmpty { return closing ? nil : [] }
-        var batch: [TraceEvent] = []
-        batch.reserveCapacity(capacity)
-        swap(&batch, &pending)
-        condition.broadcast()
-        return batch
+    }
+
+    /// Waits for events and moves them into `batch` (emptied first); returns `false`
+    /// once closing with nothing left, or once the writer stopped and closing began.
+    /// Called by the writer thread only.
+    func takeBatch(into batch: inout [TraceEvent]) -> Bool {
+        batch.removeAll(keepingCapacity: true)
+        let taken = tail.load(ordering: .relaxed)
+        condition.lock()
+        while true {
+            if stopped {
+                // Nothing more is written; what is left is dropped with the queue.
+                while !closing { condition.wait() }
+                condition.unlock()
+                return false
+            }
+            if head.load(ordering: .sequentiallyConsistent) > taken { break }
+            if closing {
+                condition.unlock()
+                return false
+            }
+            wakeAt.store(taken + 1, ordering: .sequentiallyConsistent)
+            if head.load(ordering: .sequentiallyConsistent) > taken { break }
+            condition.wait()
+        }
+        if !flushRequested && !closing && head.load(ordering: .sequentiallyConsistent) - taken < batchTarget {
+            // Let a few more events arrive so that transactions stay large.
+            wakeAt.store(taken + batchTarget, ordering: .sequentiallyConsistent)
+            if head.load(ordering: .sequentiallyConsistent) - taken < batchTarget {
+                _ = condition.wait(until: Date(timeIntervalSinceNow: 0.005))
+            }
+        }
+        wakeAt.store(Int.max, ordering: .sequentiallyConsistent)
+        condition.unlock()
+
+        let published = head.load(ordering: .acquiring)
+        batch.reserveCapacity(published - taken)
+        var index = taken % capacity
+        for _ in taken..<published {
+            batch.append((slots + index).move())
+            index = index + 1 == capacity ? 0 : index + 1
+        }
+        tail.store(published, ordering: .sequentiallyConsistent)
+        if spaceWanted.load(ordering: .sequentiallyConsistent),
+           spaceWanted.compareExchange(expected: true, desired: false, ordering: .sequentiallyConsistent).exchanged {
+            condition.lock()
+            condition.broadcast()
+            condition.unlock()
+        }
+        return true
     }
 
     func committed(_ count: Int) {
@@ -83,19 +196,19 @@ final class EventQueue: @unchecked Sendable {
 
     /// The writer stopped: what is pending is dropped and nothing more is accepted.
     func fail(_ error: TraceStoreError) {
+        accepting.store(false, ordering: .relaxed)
         condition.lock()
         if failure == nil { failure = error }
         stopped = true
-        pending.removeAll()
         condition.broadcast()
         condition.unlock()
     }
 
     /// Waits until every event appended before the call is committed.
     func flush() throws(TraceStoreError) {
+        let target = enqueued
         condition.lock()
         defer { condition.unlock() }
-        let target = enqueued
         flushRequested = true
         condition.broadcast()
         while committed + lost < target && !stopped && !finished { condition.wait() }
@@ -104,6 +217,10 @@ final class EventQueue: @unchecked Sendable {
 
     /// Stops accepting events and waits for the writer to drain and exit.
     func close() {
+        accepting.store(false, ordering: .relaxed)
+        // Waits out a poster that read `accepting` before the store: its event is
+        // published before closing begins, and the writer drains it.
+        producer.withLock { _ in }
         condition.lock()
         closing = true
         condition.broadcast()
@@ -117,6 +234,9 @@ final class EventQueue: @unchecked Sendable {
         condition.broadcast()
         condition.unlock()
     }
+
+    /// Events appended, ever.
+    private var enqueued: UInt64 { UInt64(head.load(ordering: .acquiring)) }
 
     var counts: (enqueued: UInt64, committed: UInt64) {
         condition.lock()

@@ -57,7 +57,9 @@ public final class TraceRecorder: TraceSink, Sendable {
         self.writer = WriterHandle(writer)
         let queue = self.queue, handle = self.writer
         let thread = Thread {
-            while let batch = queue.takeBatch() {
+            // One array for every batch: the writer allocates nothing per batch once it has grown.
+            var batch: [TraceEvent] = []
+            while queue.takeBatch(into: &batch) {
                 guard !batch.isEmpty else { continue }
                 do throws(TraceStoreError) {
                     try handle.writer.write(batch)
