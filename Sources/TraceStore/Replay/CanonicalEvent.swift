@@ -166,12 +166,15 @@ extension [UInt8] {
     /// Appends `value` in decimal.
     mutating func append(decimal value: UInt64) {
         if value < 10 { return append(UInt8(ascii: "0") + UInt8(value)) }
-        let start = count
-        var v = value
-        while v != 0 {
-            append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: v % 10))
-            v /= 10
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)   // 24 bytes: room for UInt64.max's 20 digits
+        Swift.withUnsafeMutableBytes(of: &digits) { raw in
+            var v = value, start = raw.count
+            while v != 0 {
+                start -= 1
+                raw[start] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: v % 10)
+                v /= 10
+            }
+            append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[start...]))
         }
-        self[start...].reverse()
     }
 }

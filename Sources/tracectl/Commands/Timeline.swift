@@ -35,8 +35,6 @@ extension TraceCtl {
             }
             let path = output ?? URL(fileURLWithPath: trace).deletingPathExtension().appendingPathExtension("html").path
             let report = LeakReport(trace: trace, session: timeline.session, findings: [], baseline: [])
-            var data = ""
-            TimelineData(timeline: timeline, trace: trace, describe: report.describe).render(into: &data)
             // Streamed into a file beside the destination and moved into place when complete,
             // so a failed write never leaves a page that looks finished.
             let partial = path + ".partial-\(ProcessInfo.processInfo.processIdentifier)"
@@ -46,7 +44,9 @@ extension TraceCtl {
                 throw Exit.cannotCreate
             }
             let out = Output(handle)
-            TimelinePage.write(title: "\(timeline.session.name) — session \(timeline.session.id)", data: data, to: out)
+            TimelinePage.write(title: "\(timeline.session.name) — session \(timeline.session.id)", to: out) { data in
+                TimelineData(timeline: timeline, trace: trace, describe: report.describe).render(to: data)
+            }
             out.flush()
             try? handle.close()
             guard rename(partial, path) == 0 else {

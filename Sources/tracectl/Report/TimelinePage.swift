@@ -6,22 +6,11 @@ import Foundation
 /// are drawn once, shaded by how many they stand for, so a million events stay responsive.
 /// `window.timeline` reports what the last frame drew, for tests.
 enum TimelinePage {
-    /// Writes the page with `data` (the JSON of ``TimelineData``) embedded into `out`, streamed:
-    /// the page is never held as one string beside its data.
-    static func write(title: String, data: String, to out: Output) {
+    /// Writes the page into `out`, streamed, with the JSON of ``TimelineData`` that `data` writes
+    /// embedded: neither the page nor its data is held as one string.
+    static func write(title: String, to out: Output, data: (ScriptData) -> Void) {
         out.write(head.replacingOccurrences(of: "{{TITLE}}", with: escape(title)))
-        // Inside <script>, "</" could close the element: JSON allows "<\/" for it.
-        var data = data
-        data.withUTF8 { bytes in
-            var start = 0
-            for index in bytes.indices.dropFirst()
-            where bytes[index] == UInt8(ascii: "/") && bytes[index - 1] == UInt8(ascii: "<") {
-                out.append(UnsafeBufferPointer(rebasing: bytes[start..<index]))
-                out.append("\\")
-                start = index
-            }
-            out.append(UnsafeBufferPointer(rebasing: bytes[start...]))
-        }
+        data(ScriptData(out))
         out.write(tail)
     }
 
