@@ -31,6 +31,42 @@ import Testing
         #expect(text == expected)
     }
 
+    /// JSON escaped scalar by scalar, as `JSON.rendered` did before it appended runs whole.
+    static func referenceJSONString(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case let c where c.value < 0x20: out += String(format: "\\u%04x", c.value)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+
+    /// `JSON.render(to:)`, which `export` writes with, gives `rendered`'s bytes, and `rendered`'s
+    /// run-at-a-time escaping gives what escaping scalar by scalar gave.
+    @Test func jsonWrittenAsBytesIsTheRenderedText() throws {
+        var strings = ["", "plain", "quote \" backslash \\ slash /", "tab\tline\ncr\r", "\u{0}\u{1}\u{8}\u{C}\u{1F}\u{7F}",
+                       "é ✓ 🙂 e\u{301}", "\"\"", "ends with \\", "\u{1F}é\"🙂\n"]
+        var generator = SystemRandomNumberGenerator()
+        let alphabet: [Character] = ["a", "\"", "\\", "\n", "\u{1}", "é", "🙂", "\u{301}", " ", "\t", "/"]
+        for _ in 0..<300 {
+            strings.append(String((0..<Int.random(in: 0...12, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! }))
+        }
+        for text in strings { #expect(JSON.string(text).rendered == Self.referenceJSONString(text), "\(text.debugDescription)") }
+        let value = JSON.object(strings.enumerated().map { index, text in
+            ("k\(index) \(text)", .array([.string(text), .int(-5), .int(Int64.min), .double(0.5), .double(.nan), .bool(true),
+                                          .bool(false), .null, .raw("{\"x\":1}"), .object([])]))
+        })
+        let text = try written { value.render(to: $0) }
+        #expect(text == value.rendered)
+    }
+
     @Test func numbersAndJSONStringsAreWhatStringsGave() throws {
         let values: [UInt64] = [0, 7, 10, 99, 12_345, UInt64(Int64.max), UInt64(Int64.max) + 1, UInt64.max]
         let strings = ["", "plain", "quote \" backslash \\ slash /", "tab\tline\ncr\r", "\u{1}\u{1F}\u{7F}", "é ✓ 🙂 e\u{301}"]

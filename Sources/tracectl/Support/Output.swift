@@ -224,19 +224,59 @@ indirect enum JSON {
         }
     }
 
+    /// Writes the value into `out` as bytes, as ``render(into:)`` writes it: no `String` is built
+    /// for the document (`export` writes a million-event session this way).
+    func render(to out: Output) {
+        switch self {
+        case .null: out.append("null")
+        case .bool(let value): if value { out.append("true") } else { out.append("false") }
+        case .int(let value): out.append(value)
+        case .double(let value): out.write(value.isFinite ? String(value) : "null")
+        case .string(let value): out.appendJSONString(value)
+        case .raw(let text): out.write(text)
+        case .array(let items):
+            out.append(UInt8(ascii: "["))
+            for (index, item) in items.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                item.render(to: out)
+            }
+            out.append(UInt8(ascii: "]"))
+        case .object(let fields):
+            out.append(UInt8(ascii: "{"))
+            for (index, (key, value)) in fields.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                out.appendJSONString(key)
+                out.append(UInt8(ascii: ":"))
+                value.render(to: out)
+            }
+            out.append(UInt8(ascii: "}"))
+        }
+    }
+
+    /// Appends `text` as a JSON string literal: the runs between characters that need escaping
+    /// are appended whole (escaping scalar by scalar was most of `export`'s time). The characters
+    /// escaped are ASCII, so every run starts and ends on a scalar boundary.
     private static func escape(_ text: String, into out: inout String) {
         out += "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case let c where c.value < 0x20: out += String(format: "\\u%04x", c.value)
-            default: out.unicodeScalars.append(scalar)
+        let utf8 = text.utf8
+        var run = utf8.startIndex, index = run
+        while index != utf8.endIndex {
+            let byte = utf8[index]
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 {
+                out += text[run..<index]
+                switch byte {
+                case UInt8(ascii: "\""): out += "\\\""
+                case UInt8(ascii: "\\"): out += "\\\\"
+                case UInt8(ascii: "\n"): out += "\\n"
+                case UInt8(ascii: "\r"): out += "\\r"
+                case UInt8(ascii: "\t"): out += "\\t"
+                default: out += String(format: "\\u%04x", byte)
+                }
+                run = utf8.index(after: index)
             }
+            index = utf8.index(after: index)
         }
+        out += text[run...]
         out += "\""
     }
 }
