@@ -35,25 +35,10 @@ extension TraceCtl {
             }
             let path = output ?? URL(fileURLWithPath: trace).deletingPathExtension().appendingPathExtension("html").path
             let report = LeakReport(trace: trace, session: timeline.session, findings: [], baseline: [])
-            // Streamed into a file beside the destination and moved into place when complete,
-            // so a failed write never leaves a page that looks finished.
-            let partial = path + ".partial-\(ProcessInfo.processInfo.processIdentifier)"
-            guard FileManager.default.createFile(atPath: partial, contents: nil),
-                  let handle = FileHandle(forWritingAtPath: partial) else {
-                diagnose("\(path): cannot write the timeline (cannot create \(partial))")
-                throw Exit.cannotCreate
-            }
-            let out = Output(handle)
-            TimelinePage.write(title: "\(timeline.session.name) — session \(timeline.session.id)", to: out) { data in
-                TimelineData(timeline: timeline, trace: trace, describe: report.describe).render(to: data)
-            }
-            out.flush()
-            try? handle.close()
-            guard rename(partial, path) == 0 else {
-                let reason = String(cString: strerror(errno))
-                try? FileManager.default.removeItem(atPath: partial)
-                diagnose("\(path): cannot write the timeline (\(reason))")
-                throw Exit.cannotCreate
+            try writeThroughPartialFile(path, what: "the timeline") { out in
+                TimelinePage.write(title: "\(timeline.session.name) — session \(timeline.session.id)", to: out) { data in
+                    TimelineData(timeline: timeline, trace: trace, describe: report.describe).render(to: data)
+                }
             }
             let findings = timeline.groups.reduce(0) { $0 + $1.findings.count }
             print("wrote \(path): \(timeline.lanes.count) owners, \(timeline.observers.count) observers, "
