@@ -60,7 +60,7 @@ for n in "${sizes[@]}"; do
         last=$(sqlite3 "$trace" 'SELECT max(seq) FROM events')
         observer=$(sqlite3 "$trace" "SELECT observer FROM events WHERE seq = (SELECT min(seq) FROM events WHERE kind = 5 AND seq > $last / 2)")
         while IFS='|' read -r label command; do
-            row "$n" "$kind" "$label" "$(time3 $command)" "$scan"
+            row "$n" "$kind" "$label" "$(eval "time3 $command")" "$scan"
         done <<COMMANDS
 sessions|$tracectl sessions $trace
 stats|$tracectl stats $trace
@@ -73,6 +73,12 @@ events --format json|$tracectl events $trace --format json
 events --observer|$tracectl events $trace --observer $observer
 events --kind lifecycle|$tracectl events $trace --kind lifecycle
 diff (the trace against itself)|$tracectl diff $trace $trace
+leaks --format json|$tracectl leaks $trace --format json
+leaks --format sarif|$tracectl leaks $trace --format sarif
+timeline|$tracectl timeline $trace -o $traces/timeline.html
+export --format chrome-trace|$tracectl export $trace --format chrome-trace -o $traces/export.json
+sql (the observers view)|$tracectl sql $trace 'SELECT count(*), sum(removed_seq) FROM observers'
+sql (the deliveries view)|$tracectl sql $trace 'SELECT count(*) FROM deliveries'
 COMMANDS
     done
     # Finishing a copy of the killed trace, once.

@@ -78,8 +78,8 @@ import Testing
         let session = try reader.lastSessionID()
         let s = SQLValue.integer(session)
         var all: [(String, String, [SQLValue])] = [
-            ("stats", TraceStats.scanSQL, [s]),
-            ("verify", TraceVerification.scanSQL, [s]),
+            ("stats", TraceStats.scanSQL(reader, session: session), [s]),
+            ("verify", TraceVerification.scanSQL(reader, session: session), [s]),
             ("stats: late deliveries' posts on a killed trace", TraceStats.postsSQL, [s]),
         ]
         let leaks = reader.eventQuery(session: session, filter: EventFilter(), payloads: false,
@@ -105,6 +105,10 @@ import Testing
                 let (sql, values) = reader.eventQuery(session: session, filter: filter, payloads: payloads)
                 all.append(("\(name)\(payloads ? "" : " (no payloads)")", sql, values))
             }
+            // `events` on a trace without indexes (or narrowed by `seq` alone): one walk, the
+            // filter in its WHERE beside the registrations.
+            let (sql, values) = reader.registrationsAndEventsQuery(session: session, filter: filter)
+            all.append(("\(name), walking with the registrations", sql, values))
         }
         return all
     }
@@ -165,5 +169,63 @@ import Testing
         }
         let details = try plan(reader, TraceStats.postLookupSQL, [.integer(session), .integer(3)]).map(\.detail)
         #expect(details.contains { $0.contains("USING INDEX events_by_post") }, "\(details)")
+    }
+}
+
+/// `tracectl events` on a trace without indexes: one walk whose `WHERE` applies the filter, so
+/// only the registrations and the events asked for come back to Swift (issue 13).
+@Suite struct FilteredWalkTests {
+    let plans = QueryPlanTests()
+
+    @Test(arguments: ["closed", "killed"])
+    func aFilteredWalkIsOneWalkOfThePrimaryKey(trace: String) throws {
+        let (closed, killed, directory) = try plans.traces()
+        let reader = try TraceReader(path: trace == "closed" ? closed : killed)
+        let session = try reader.lastSessionID()
+        for filter in [EventFilter(observer: 2), EventFilter(kinds: [.lifecycle]), EventFilter(kinds: [.posted, .delivered]),
+                       EventFilter(owner: "Login"), EventFilter(owner: "3"), EventFilter(message: "keyboardWillShow"),
+                       EventFilter(since: 30, until: 60)] {
+            let (sql, values) = reader.registrationsAndEventsQuery(session: session, filter: filter)
+            let details = try plans.plan(reader, sql, values).map(\.detail)
+            // No search of an index, no union of two: the primary key, once, in order.
+            #expect(details.filter(QueryPlanTests.walksSession).count == 1, "\(filter): \(details)")
+            #expect(details.contains { $0.hasPrefix("SEARCH e USING PRIMARY KEY") }, "\(filter): \(details)")
+            #expect(!details.contains { $0.contains("INDEX events_by") || $0.contains("MULTI-INDEX") || $0.contains("TEMP B-TREE") },
+                    "\(filter): \(details)")
+        }
+        withExtendedLifetime(directory) {}
+    }
+
+    @Test(arguments: ["closed", "killed"])
+    func aFilteredWalkReturnsOnlyTheRegistrationsAndTheEventsAskedFor(trace: String) throws {
+        let (closed, killed, directory) = try plans.traces()
+        let reader = try TraceReader(path: trace == "closed" ? closed : killed)
+        let session = try reader.lastSessionID()
+        let all = try reader.events(session: session)
+        let filters = [EventFilter(observer: 2), EventFilter(kinds: [.lifecycle]), EventFilter(kinds: [.posted, .delivered]),
+                       EventFilter(owner: "Login"), EventFilter(kinds: [.lifecycle], owner: "Login", limit: 3),
+                       EventFilter(owner: "3"), EventFilter(message: "keyboardWillShow"), EventFilter(message: "never interned"),
+                       EventFilter(owner: "Nobody"), EventFilter(since: 30, until: 60), EventFilter(observer: 2, since: 30, limit: 2),
+                       EventFilter(limit: 0)]
+        for filter in filters {
+            var returned: [RecordedEvent] = [], wanted: [RecordedEvent] = []
+            try reader.forEachEventWithRegistrations(session: session, filter: filter) { event, passes in
+                returned.append(event)
+                if passes { wanted.append(event) }
+                return true
+            }
+            // The same events as the indexed (or plain SQL) read of the filter.
+            #expect(wanted == (try reader.events(session: session, filter: filter)), "\(filter)")
+            // And nothing else but registrations up to the last row read.
+            let last = returned.last?.seq ?? 0
+            let registrations = all.filter { TraceReader.registrationKinds.contains($0.kind) && $0.seq <= last }
+            let expected = Set(registrations).union(wanted)
+            #expect(returned.count == expected.count && Set(returned) == expected, "\(filter)")
+            #expect(returned.map(\.seq) == returned.map(\.seq).sorted())
+            if filter.since != nil || filter.observer != nil || filter.kinds != nil || filter.message != nil || filter.owner != nil {
+                #expect(returned.count < all.count, "\(filter): \(returned.count) of \(all.count) rows")
+            }
+        }
+        withExtendedLifetime(directory) {}
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import NotifyBus
 @testable import TraceStore
 
 /// The one-pass `stats` and `verify` give what the SQL they replace gave, and find
@@ -63,6 +64,67 @@ import Testing
         try reader.forEachEvent(session: session) { everything.consume($0); return true }
         let expected = everything.finish()
         #expect(try LeakAnalyzer.analyze(reader, session: session, configuration: configuration) == expected)
+    }
+
+    /// The walk remembers which observers' deliveries cannot matter (heard, owner here, a message
+    /// that is no finding off screen) and must forget that when an owner goes: a weak block that
+    /// heard while its owner lived, then ran on after it, is found with every later run counted,
+    /// as folding every event finds it.
+    @Test func deliveriesAfterAnOwnerGoesAreSeenThoughEarlierOnesWereSkipped() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("quiet.trace")
+        let recorder = try TraceRecorder(path: path, session: SessionInfo(name: "quiet", app: "tests"))
+        let bus = Bus(sink: recorder, clock: ManualClock().traceClock)
+        var widget: Owner? = Owner("Widget")
+        let steady = Owner("Steady")
+        let observation = bus.addObserver(forName: Ping.self, owner: widget!, capture: .weak) { _ in }
+        let token = bus.observe(Ping.self, owner: steady) { _ in }
+        for n in 0..<5 { bus.post(Ping(n: n)) }
+        widget = nil
+        for n in 5..<12 { bus.post(Ping(n: n)) }
+        try recorder.close()
+
+        let reader = try TraceReader(path: path)
+        let session = recorder.sessionID
+        var everything = LeakAnalyzer()
+        try reader.forEachEvent(session: session) { everything.consume($0); return true }
+        let expected = everything.finish()
+        let findings = try LeakAnalyzer.analyze(reader, session: session)
+        #expect(findings == expected)
+        let after = try #require(findings.first { $0.rule == .deliveryAfterOwnerGone })
+        #expect(after.owner == "Widget")
+        #expect(after.deliveryCount == 7)
+        #expect(!findings.contains { $0.owner == "Steady" })
+        _ = (observation, token)
+    }
+
+    /// A file of one session is walked whole (no range check per row); a file of several walks
+    /// each session's key range. Either way every reading gives one session's events only, and a
+    /// row of a session the file does not list (damage) is in none of them.
+    @Test func eachSessionReadsOnlyItsOwnEventsWhateverTheFileHolds() throws {
+        let dir = try TemporaryDirectory()
+        let single = dir.file("single.trace"), double = dir.file("double.trace")
+        try recordSample(at: single, posts: 3)
+        try recordSample(at: double, name: "first", posts: 3)
+        try recordSample(at: double, name: "second", posts: 5)
+        do {
+            let db = try Database(path: single, mode: .readWrite)
+            try db.execute("INSERT INTO events(session, seq, time_ns, kind, observer, post) VALUES (99, 1, 0, 5, 1, 1)")
+        }
+        let one = try TraceReader(path: single)
+        #expect(one.onlySession == 1)
+        let two = try TraceReader(path: double)
+        #expect(two.onlySession == nil)
+        for (reader, session, posts) in [(one, Int64(1), 3), (two, Int64(1), 3), (two, Int64(2), 5)] {
+            let events = try reader.events(session: session)
+            #expect(events.filter { $0.kind == .posted }.count == posts)
+            #expect(events.map(\.seq) == Array(0..<UInt64(events.count)))
+            let stats = try TraceStats.compute(reader, session: session)
+            #expect(stats.messages.map(\.posts) == [posts])
+            #expect(stats.topObservers.map(\.deliveries) == [posts])
+            #expect(try reader.state(session: session).seq == UInt64(events.count - 1))
+            #expect(try LeakAnalyzer.analyze(reader, session: session).isEmpty)
+        }
     }
 
     /// `observers --at` reads only the events that change the state: the state is that of folding every event.

@@ -23,6 +23,27 @@ private final class Labeled: TraceLabeled, Sendable {
         return try #require(try json(String(page[start..<end])) as? [String: Any])
     }
 
+    /// A label that would close the page's data element is written escaped, the page streamed to
+    /// its file in blocks: the data still parses whole, with the label as recorded.
+    @Test func aLabelThatClosesTheScriptIsEscapedInTheStreamedPage() throws {
+        let dir = try Scratch()
+        let trace = dir.file("hostile.trace")
+        #expect(try tracectl("demo", "-o", trace).status == 0)
+        let label = "Login</script><</x"
+        let sqlite = Process()
+        sqlite.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        sqlite.arguments = ["sqlite3", trace, "UPDATE strings SET value = '\(label)' WHERE value = 'Login'"]
+        try sqlite.run()
+        sqlite.waitUntilExit()
+        #expect(sqlite.terminationStatus == 0)
+        #expect(try tracectl("timeline", trace, "-o", dir.file("t.html")).status == 0)
+        let page = try String(contentsOfFile: dir.file("t.html"), encoding: .utf8)
+        #expect(page.contains("Login<\\/script><<\\/x"))
+        let lanes = try #require(try embeddedData(page)["lanes"] as? [[String: Any]])
+        #expect(lanes.contains { $0["label"] as? String == label })
+        #expect(!(try FileManager.default.contentsOfDirectory(atPath: dir.path)).contains { $0.contains(".partial-") })
+    }
+
     /// The page's observer columns as one dictionary per observer, strings resolved.
     private func observerRows(_ data: [String: Any]) throws -> [[String: Any]] {
         let columns = try #require(data["observers"] as? [String: [Int]])

@@ -68,6 +68,11 @@ public struct LeakAnalyzer {
     private var recentPosts: [UInt64: String] = [:]
     /// Observers of every message added and not removed: while there are some, posts name their deliveries' messages.
     private var wildcardObservers = Set<UInt64>()
+    /// Observers whose deliveries cannot trigger a rule while every owner that was here stays
+    /// (``deliveryMayMatter(to:)``'s answer, kept): forgotten when ``TraceState/ownersGone`` moves
+    /// past ``quietSince``. An array by id: this is asked for most rows of a trace.
+    private var quiet = IDFlags()
+    private var quietSince = 0
 
     /// Whether every post must reach the fold: observers of every message are registered (a post
     /// names their deliveries' messages), or a token released unheard waits for its message's
@@ -84,7 +89,7 @@ public struct LeakAnalyzer {
     /// any owner of that type ever observed the name (a typo never is).
     private var pendingRemovals: [(finding: LeakFinding, ownerType: String?)] = []
     /// Live observers that some post reached.
-    private var heard: Set<UInt64> = []
+    private var heard = IDFlags()
     /// The last post or lifecycle step: a token released with none since it was added was dropped at once.
     private var lastActivity: UInt64 = 0
     /// Token observers released before hearing anything, by message, until it is next posted.
@@ -121,20 +126,19 @@ public struct LeakAnalyzer {
         try statement.bind(values)
         let cursor = EventCursor(statement: statement, session: session, strings: reader.strings, path: reader.path)
         // Deliveries that cannot trigger a rule stay inside SQLite's loop; the fold sees the rest.
-        var last: UInt64 = 0
         let delivered = Int64(EventKind.delivered.rawValue), posted = Int64(EventKind.posted.rawValue)
         // Posts matter to the fold when they change the application state, or name the
         // message of a delivery to an observer of every message.
         let stateMessages = Set(TraceState.applicationStateMessages.compactMap(reader.stringID))
         reader.walk.body = { row in
-            last = UInt64(bitPattern: row.int64(0))
+            box.last = UInt64(bitPattern: row.int64(0))
             switch row.int64(1) {
             case delivered:
                 guard let observer = row.id(2) else { return true }
                 return box.analyzer.deliveryMayMatter(to: observer)
             case posted:
                 if box.analyzer.postsMatter() || row.optional(3).map(stateMessages.contains) ?? true { return true }
-                box.analyzer.passedPost(at: last)
+                box.analyzer.passedPost(at: box.last)
                 return false
             default:
                 return true
@@ -142,7 +146,7 @@ public struct LeakAnalyzer {
         }
         defer { reader.walk.body = nil }
         while let event = try cursor.next() { box.analyzer.consume(event) }
-        box.analyzer.state.advance(to: last)
+        box.analyzer.state.advance(to: box.last)
         return box.analyzer.finish()
     }
 
@@ -158,6 +162,8 @@ public struct LeakAnalyzer {
     private final class Box {
         // Not checked at run time: one thread, and the walk and the fold never overlap.
         @exclusivity(unchecked) var analyzer: LeakAnalyzer
+        /// The last row the walk saw (a captured local would be checked on every row).
+        @exclusivity(unchecked) var last: UInt64 = 0
         init(_ analyzer: LeakAnalyzer) { self.analyzer = analyzer }
     }
 
@@ -167,13 +173,23 @@ public struct LeakAnalyzer {
     /// `mutating` only so that a call through the walk's box reaches the analyzer in place:
     /// a non-mutating call there copies the whole analyzer, its dictionaries retained, per row.
     mutating func deliveryMayMatter(to id: UInt64) -> Bool {
+        if quiet.contains(id) {
+            if quietSince == state.ownersGone { return false }
+            quiet.removeAll()   // an owner went: every answer below is asked again
+            quietSince = state.ownersGone
+        }
         if !heard.contains(id) { return true }   // an observer's first delivery: it has heard
         guard let observer = state.observers[id], let ownerID = observer.owner, let owner = state.owners[ownerID] else {
             return false   // `checkDelivery` ignores it, and a delivery changes no state
         }
         if owner.goneAt != nil { return true }
         guard let message = observer.message else { return true }   // the post decides: let the fold see it
-        guard offscreenMessage(message, of: id) else { return false }
+        guard offscreenMessage(message, of: id) else {
+            // Heard, its owner here, a message that is never a finding off screen: the same answer
+            // until its owner goes (or the observer is removed, after which nothing reaches the fold).
+            quiet.insert(id)
+            return false
+        }
         guard let screen = state.screen(of: ownerID) else { return false }
         return screen.inHierarchy && !screen.visible
     }
@@ -183,15 +199,16 @@ public struct LeakAnalyzer {
         defer { if event.kind == .posted || event.kind == .lifecycle { lastActivity = event.seq } }
         switch event.kind {
         case .observerAdded where event.message == nil:
-            if let id = event.observer { wildcardObservers.insert(id) }
+            if let id = event.observer { wildcardObservers.insert(id); quiet.remove(id) }
             checkDuplicates(event)
         case .observerAdded:
+            if let id = event.observer { quiet.remove(id) }
             if let message = event.message, let type = event.owner.flatMap({ state.owners[$0]?.type }) {
                 namesObserved[type, default: []].insert(message)
             }
             checkDuplicates(event)
         case .observerRemoved:
-            if let id = event.observer { wildcardObservers.remove(id) }
+            if let id = event.observer { wildcardObservers.remove(id); quiet.remove(id) }
             checkRemoval(event)
             checkReleasedUnheard(event)
         case .posted:
@@ -317,7 +334,8 @@ public struct LeakAnalyzer {
     /// A token released later, on purpose (when its screen disappears), is no finding.
     private mutating func checkReleasedUnheard(_ event: RecordedEvent) {
         guard let id = event.observer, let observer = state.observers[id] else { return }
-        let wasHeard = heard.remove(id) != nil
+        let wasHeard = heard.contains(id)
+        heard.remove(id)
         guard event.removalReason == .tokenReleased, observer.kind == .token, !wasHeard,
               lastActivity < observer.addedAt, let message = observer.message else { return }
         if let ownerID = observer.owner, let owner = state.owners[ownerID], owner.goneAt != nil || owner.released {

@@ -28,10 +28,13 @@ public struct TraceStats: Sendable {
 
     /// The one pass of ``compute(_:session:top:)``: the session's rows in primary-key order,
     /// each folded by `notifybus_walk`; only observer and owner registrations come back.
-    package static let scanSQL = """
-        SELECT kind, message, owner, observer, note, callsite FROM events
-        WHERE session = ?1 AND notifybus_walk(kind, message, observer, post) ORDER BY seq
-        """
+    package static func scanSQL(_ reader: TraceReader, session: Int64) -> String {
+        let walk = reader.sessionWalk(session, alias: "events")
+        return """
+            SELECT kind, message, owner, observer, note, callsite FROM events
+            WHERE \(walk.condition) AND notifybus_walk(kind, message, observer, post) ORDER BY \(walk.order)
+            """
+    }
     /// A post's message, for the rare delivery that comes long after its post. Named
     /// explicitly, the index serves it: without statistics SQLite's planner would rather
     /// walk the session's primary key. A killed trace has no index, and scans.
@@ -55,9 +58,9 @@ public struct TraceStats: Sendable {
     private final class Fold {
         @exclusivity(unchecked) var kindCounts = [Int](repeating: 0, count: EventKind.allCases.count)
         @exclusivity(unchecked) var posts: [Int64: Int] = [:]
-        @exclusivity(unchecked) var deliveries: [UInt64: Int] = [:], skips: [UInt64: Int] = [:]
+        @exclusivity(unchecked) var deliveries = IDCounter(), skips = IDCounter()
         /// Observers of every message (told by the caller as they are added), and their deliveries by message.
-        @exclusivity(unchecked) var wildcards = Set<UInt64>()
+        @exclusivity(unchecked) var wildcards = IDFlags()
         @exclusivity(unchecked) var wildcardCounts: [Int64: (deliveries: Int, skips: Int)] = [:]
         @exclusivity(unchecked) var lastPost: UInt64?, lastMessage: Int64 = 0, lastHeard = true
         @exclusivity(unchecked) var unheard: [UInt64: Int64] = [:]
@@ -77,7 +80,7 @@ public struct TraceStats: Sendable {
             switch kind {
             case delivered, skipped:
                 guard let observer = row.id(2) else { return false }
-                if kind == delivered { deliveries[observer, default: 0] += 1 } else { skips[observer, default: 0] += 1 }
+                if kind == delivered { deliveries.increment(observer) } else { skips.increment(observer) }
                 guard let post = row.id(3) else { return false }
                 if post == lastPost { lastHeard = true } else if !unheard.isEmpty { unheard[post] = nil }
                 if !wildcards.isEmpty && wildcards.contains(observer) {
@@ -121,7 +124,7 @@ public struct TraceStats: Sendable {
     /// deliveries: a delivery finds its post's message among the recent posts, which is
     /// where the bus puts it, or, rarely, by a lookup after the pass.
     public static func compute(_ reader: TraceReader, session: Int64, top: Int = 10) throws -> TraceStats {
-        let statement = try reader.db.prepare(scanSQL)
+        let statement = try reader.db.prepare(scanSQL(reader, session: session))
         try statement.bind([.integer(session)])
         let fold = Fold()
         struct Observed { var message: Int64?, owner: UInt64?, callSite: Int64? }
@@ -169,11 +172,11 @@ public struct TraceStats: Sendable {
         struct PerMessage { var posts = 0, deliveries = 0, skips = 0 }
         var perMessage: [Int64: PerMessage] = [:]
         for (message, count) in fold.posts { perMessage[message, default: PerMessage()].posts = count }
-        for (observer, count) in fold.deliveries where !fold.wildcards.contains(observer) {
+        for (observer, count) in fold.deliveries.counts where !fold.wildcards.contains(observer) {
             guard let message = observers[observer]?.message else { continue }
             perMessage[message, default: PerMessage()].deliveries += count
         }
-        for (observer, count) in fold.skips where !fold.wildcards.contains(observer) {
+        for (observer, count) in fold.skips.counts where !fold.wildcards.contains(observer) {
             guard let message = observers[observer]?.message else { continue }
             perMessage[message, default: PerMessage()].skips += count
         }
@@ -188,8 +191,8 @@ public struct TraceStats: Sendable {
         let messages = perMessage.map { id, counts in
             MessageCount(message: text(id) ?? "?", posts: counts.posts, deliveries: counts.deliveries, skips: counts.skips)
         }
-        let topObservers = fold.deliveries
-            .sorted { ($1.value, $0.key) < ($0.value, $1.key) }
+        let topObservers = fold.deliveries.counts
+            .sorted { ($1.count, $0.id) < ($0.count, $1.id) }
             .prefix(top)
             .map { id, count in
                 let observed = observers[id]

@@ -20,7 +20,10 @@ public struct TraceVerification: Sendable {
 
     /// The one pass of a session's verification: its rows in primary-key order, each
     /// handed to the fold by `notifybus_walk`, none returned.
-    package static let scanSQL = "SELECT seq FROM events WHERE session = ?1 AND notifybus_walk(seq, kind, post, observer) ORDER BY seq"
+    package static func scanSQL(_ reader: TraceReader, session: Int64) -> String {
+        let walk = reader.sessionWalk(session, alias: "events")
+        return "SELECT seq FROM events WHERE \(walk.condition) AND notifybus_walk(seq, kind, post, observer) ORDER BY \(walk.order)"
+    }
 
     /// Verifies every session of the trace.
     ///
@@ -98,7 +101,7 @@ public struct TraceVerification: Sendable {
     }
 
     private static func verify(_ reader: TraceReader, session: SessionSummary) throws -> SessionReport {
-        let statement = try reader.db.prepare(scanSQL)
+        let statement = try reader.db.prepare(scanSQL(reader, session: session.id))
         try statement.bind([.integer(session.id)])
         let fold = Fold()
         do {

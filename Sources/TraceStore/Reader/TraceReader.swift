@@ -23,6 +23,10 @@ public final class TraceReader {
     /// Whether the file has the secondary indexes a closed (or finished) session builds;
     /// a killed recorder's file has none until `tracectl finish`.
     public let hasIndexes: Bool
+    /// The file's session when it holds exactly one (the usual trace): a walk of that session is
+    /// then a walk of the whole table, which SQLite runs without checking each row against the
+    /// end of the session's key range (~4% of a walk, `BENCHMARKS.md`).
+    package let onlySession: Int64?
     private(set) var strings: [Int64: String] = [:]
     /// `notifybus_walk(...)` on this reader's connection.
     package let walk = RowWalk()
@@ -48,6 +52,7 @@ public final class TraceReader {
             SELECT count(*) FROM sqlite_master WHERE type = 'index' AND tbl_name = 'events'
               AND name IN ('events_by_kind', 'events_by_observer', 'events_by_post', 'events_by_owner')
             """) == 4
+        onlySession = try db.scalar("SELECT count(*) FROM sessions") == 1 ? try db.scalar("SELECT id FROM sessions") : nil
         try loadStrings()
         try walk.register(on: db)
     }
@@ -209,20 +214,33 @@ public final class TraceReader {
     /// returns only the events that change the state (registrations, removals, lifecycle,
     /// application-state posts, skips), leaving deliveries and other posts inside SQLite.
     package func stateQuery(session: Int64, at seq: UInt64?) -> (sql: String, values: [SQLValue]) {
-        let advanceOnly = (TraceState.kindsThatOnlyAdvance + [.posted]).map { String($0.rawValue) }.joined(separator: ", ")
         let messages = TraceState.applicationStateMessages.compactMap(stringID).map(String.init).joined(separator: ", ")
-        let kept = "(e.kind NOT IN (\(advanceOnly)) OR (e.kind = \(EventKind.posted.rawValue) AND e.message IN (\(messages))))"
+        // A CASE of constants, deliveries first (most rows): `kind NOT IN (…)` looks each row's
+        // kind up in a temporary index, which cost more than the rest of the condition.
+        let advanceOnly = ([.delivered] + TraceState.kindsThatOnlyAdvance.filter { $0 != .delivered })
+            .map { "WHEN \($0.rawValue) THEN 0" }.joined(separator: " ")
+        let kept = "(CASE e.kind \(advanceOnly) WHEN \(EventKind.posted.rawValue) THEN e.message IN (\(messages)) ELSE 1 END)"
         return eventQuery(session: session, filter: EventFilter(until: seq), payloads: false, condition: kept)
+    }
+
+    /// How a query walks every event of `session` in `seq` order (parameter `?1`): a range of the
+    /// primary key, or, when the file holds only that session, the whole table, in the same order.
+    package func sessionWalk(_ session: Int64, alias: String = "e") -> (condition: String, order: String) {
+        onlySession == session ? ("+\(alias).session = ?1", "\(alias).session, \(alias).seq")
+                               : ("\(alias).session = ?1", "\(alias).seq")
     }
 
     /// The SQL and parameters of ``events(session:filter:payloads:)``: one range scan of the
     /// primary key (or a search of an index for an observer or owner filter), no correlated subquery.
     package func eventQuery(session: Int64, filter: EventFilter, payloads: Bool,
                             condition: String? = nil) -> (sql: String, values: [SQLValue]) {
+        let index = index(for: filter)
+        // A seq range or an index needs the session as the key's first term.
+        let walk = index.isEmpty && filter.since == nil && filter.until == nil ? sessionWalk(session) : (condition: "e.session = ?1", order: "e.seq")
         var sql = """
             SELECT e.seq, e.time_ns, e.kind, e.message, e.owner, e.observer, e.post, e.parent, e.sender, e.detail,
                    e.note, e.callsite, \(payloads ? "p.json" : "NULL"), \(schemaVersion >= 2 ? "e.handler" : "NULL")
-            FROM events e \(index(for: filter)) \(payloads ? "LEFT JOIN payloads p ON p.id = e.payload " : "")WHERE e.session = ?1
+            FROM events e \(index) \(payloads ? "LEFT JOIN payloads p ON p.id = e.payload " : "")WHERE \(walk.condition)
             """
         var values: [SQLValue] = [.integer(session)]
         func parameter(_ value: SQLValue) -> String {
@@ -247,7 +265,7 @@ public final class TraceReader {
         if let since = filter.since { sql += " AND e.seq >= \(parameter(.integer(Int64(clamping: since))))" }
         if let until = filter.until { sql += " AND e.seq <= \(parameter(.integer(Int64(clamping: until))))" }
         if let condition { sql += " AND " + condition }
-        sql += " ORDER BY e.seq"
+        sql += " ORDER BY \(walk.order)"
         if let limit = filter.limit { sql += " LIMIT \(parameter(.integer(Int64(clamping: limit))))" }
         return (sql, values)
     }

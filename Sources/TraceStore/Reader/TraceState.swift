@@ -59,6 +59,9 @@ public struct TraceState: Sendable {
     public private(set) var applicationState: ApplicationState = .notRunning
     /// The last event applied.
     public private(set) var seq: UInt64 = 0
+    /// How many times an owner has gone (out of the hierarchy or released) so far: a fold that
+    /// caches answers depending on owners being alive compares it to know when to forget them.
+    package private(set) var ownersGone = 0
 
     public init() {}
 
@@ -168,6 +171,7 @@ public struct TraceState: Sendable {
             case .removedFromHierarchy:
                 owner.inHierarchy = false
                 owner.visible = false
+                if owner.goneAt == nil { ownersGone += 1 }
                 owner.goneAt = owner.goneAt ?? event.seq
             case .deinit:
                 release(&owner, at: event.seq)
@@ -180,7 +184,8 @@ public struct TraceState: Sendable {
         }
     }
 
-    private func release(_ owner: inout Owner, at seq: UInt64) {
+    private mutating func release(_ owner: inout Owner, at seq: UInt64) {
+        if owner.goneAt == nil { ownersGone += 1 }
         owner.released = true
         owner.inHierarchy = false
         owner.visible = false

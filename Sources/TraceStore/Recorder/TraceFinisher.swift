@@ -57,10 +57,10 @@ public enum TraceFinisher {
         var outcome = Outcome(finished: [], upgradedFrom: nil)
         try db.transaction { () throws(TraceStoreError) in
             if version < TraceSchema.version {
-                try db.execute("""
-                    ALTER TABLE sessions ADD COLUMN crashed_at TEXT;
-                    UPDATE meta SET value = '\(TraceSchema.version)' WHERE key = 'schema_version';
-                    """)
+                // Version 3 added `crashed_at`; version 4 changed only the views' SQL.
+                if version < 3 { try db.execute("ALTER TABLE sessions ADD COLUMN crashed_at TEXT;") }
+                try db.execute(TraceSchema.dropViews + TraceSchema.views)
+                try db.execute("UPDATE meta SET value = '\(TraceSchema.version)' WHERE key = 'schema_version';")
                 outcome.upgradedFrom = version
             }
             let open = try db.prepare("""

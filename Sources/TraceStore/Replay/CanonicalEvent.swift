@@ -14,18 +14,25 @@ struct Canonicalizer {
     private var ownerCounts: [String: Int] = [:]
     private var observers: [UInt64: String] = [:]
     private var observerCounts: [String: Int] = [:]
+    /// A post's canonical name, kept as its parts: most posts are named once and never printed.
+    private struct PostName {
+        let message: String
+        let ordinal: Int
+    }
     /// Post names by id, in two generations of ``postWindow`` posts: deliveries and child
     /// posts refer to recent posts, and the map must not grow with the trace.
-    private var posts: [UInt64: String] = [:]
-    private var olderPosts: [UInt64: String] = [:]
+    private var posts: [UInt64: PostName] = [:]
+    private var olderPosts: [UInt64: PostName] = [:]
     private var postCounts: [String: Int] = [:]
     /// How many posts a generation holds: a delivery or child post more than one to two
     /// windows after its post names it `?`, as it names a post never recorded.
     static let postWindow = 65_536
 
-    private func post(_ id: UInt64?) -> String {
-        guard let id else { return "?" }
-        return posts[id] ?? olderPosts[id] ?? "?"
+    private func writePost(_ id: UInt64?, into out: inout [UInt8]) {
+        guard let id, let name = posts[id] ?? olderPosts[id] else { return out.append(UInt8(ascii: "?")) }
+        out.append(name.message)
+        out.append(UInt8(ascii: "#"))
+        out.append(decimal: UInt64(name.ordinal))
     }
 
     /// The lifecycle steps that something outside the app did: the user navigating,
@@ -49,66 +56,125 @@ struct Canonicalizer {
 
     /// The canonical text of `event`, or `nil` for bookkeeping events that are not compared.
     mutating func render(_ e: RecordedEvent) -> String? {
+        var bytes: [UInt8] = []
+        guard render(e, into: &bytes) else { return nil }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Writes the canonical text of `event` into `out` (emptied first) and returns `true`, or
+    /// returns `false` for bookkeeping events that are not compared.
+    ///
+    /// Names are looked up, not built: a comparison of equal traces renders each event into
+    /// a reused buffer and compares bytes, and makes a `String` only of what it reports.
+    mutating func render(_ e: RecordedEvent, into out: inout [UInt8]) -> Bool {
+        out.removeAll(keepingCapacity: true)
         switch e.kind {
         case .sessionStarted, .sessionEnded:
-            return nil
+            return false
         case .ownerRegistered:
-            guard let id = e.owner else { return nil }
+            guard let id = e.owner else { return false }
             let label = e.note ?? e.detail ?? "?"
             ownerCounts[label, default: 0] += 1
             owners[id] = "\(label)#\(ownerCounts[label]!)"
-            return nil
+            return false
         case .observerAdded:
-            guard let id = e.observer else { return nil }
+            guard let id = e.observer else { return false }
             let base = "\(owner(e.owner)).\(e.message ?? "*")"
             observerCounts[base, default: 0] += 1
-            observers[id] = "\(base)#\(observerCounts[base]!)"
-            let kind = e.observerKind.map { $0 == .token ? "" : " \($0)" + (e.capture.map { " \($0)" } ?? "") } ?? ""
-            return "add \(observers[id]!)\(kind)" + (e.sender.map { " sender \(owner($0))" } ?? "")
+            let name = "\(base)#\(observerCounts[base]!)"
+            observers[id] = name
+            out.append("add "); out.append(name)
+            if let kind = e.observerKind, kind != .token {
+                out.append(" "); out.append(kind.rawValue)
+                if let capture = e.capture { out.append(" "); out.append(capture.rawValue) }
+            }
+            if let sender = e.sender { out.append(" sender "); writeOwner(sender, into: &out) }
         case .observerRemoved:
             if let id = e.observer, let name = observers[id] {
-                return "remove \(name) (\(e.detail ?? "?"))"
+                out.append("remove "); out.append(name)
+            } else {
+                out.append("remove nothing: "); writeOwner(e.owner, into: &out); out.append(".")
+                out.append(e.message ?? "?")
             }
-            return "remove nothing: \(owner(e.owner)).\(e.message ?? "?") (\(e.detail ?? "?"))"
+            out.append(" ("); out.append(e.detail ?? "?"); out.append(")")
         case .posted:
-            guard let id = e.post else { return nil }
+            guard let id = e.post else { return false }
             let message = e.message ?? "?"
             postCounts[message, default: 0] += 1
-            let name = "\(message)#\(postCounts[message]!)"
+            let name = PostName(message: message, ordinal: postCounts[message]!)
             if posts.count >= Self.postWindow { (olderPosts, posts) = (posts, [:]) }
             posts[id] = name
-            let parent = e.parent.map { " parent \(post($0))" } ?? ""
-            return "post \(name) \(e.detail ?? "?")\(parent) \(e.payload ?? "")"
+            out.append("post "); writePost(id, into: &out); out.append(" "); out.append(e.detail ?? "?")
+            if let parent = e.parent { out.append(" parent "); writePost(parent, into: &out) }
+            out.append(" "); out.append(e.payload ?? "")
         case .enqueued:
             // Whether a delivery is queued depends on the thread that posted, not on
             // the code under test; the delivery that follows is compared.
-            return nil
+            return false
         case .delivered, .skipped:
-            let verb = e.kind == .delivered ? "deliver" : "skip"
-            return "\(verb) \(post(e.post)) -> \(e.observer.flatMap { observers[$0] } ?? "?")"
+            out.append(e.kind == .delivered ? "deliver " : "skip ")
+            writePost(e.post, into: &out); out.append(" -> "); out.append(e.observer.flatMap { observers[$0] } ?? "?")
         case .lifecycle:
-            return "\(owner(e.owner)) \(e.detail ?? "?")" + (e.note.map { " \($0)" } ?? "")
+            writeOwner(e.owner, into: &out); out.append(" "); out.append(e.detail ?? "?")
+            if let note = e.note { out.append(" "); out.append(note) }
         case .actionRouted:
-            let tried = e.triedResponders.map(owner).joined(separator: ",")
-            return "action \(e.detail ?? "?") from \(owner(e.sender)) tried \(tried) -> \(e.owner.map(owner) ?? "nobody")"
+            out.append("action "); out.append(e.detail ?? "?"); out.append(" from "); writeOwner(e.sender, into: &out)
+            out.append(" tried ")
+            for (index, responder) in e.triedResponders.enumerated() {
+                if index > 0 { out.append(",") }
+                writeOwner(responder, into: &out)
+            }
+            out.append(" -> ")
+            if let handler = e.owner { writeOwner(handler, into: &out) } else { out.append("nobody") }
         case .bridgeRejected:
-            return "rejected \(e.message ?? "?"): \(e.note ?? "")"
+            out.append("rejected "); out.append(e.message ?? "?"); out.append(": "); out.append(e.note ?? "")
         case .ownerAttached:
-            return "attach \(owner(e.owner)) to \(owner(e.host))"
+            out.append("attach "); writeOwner(e.owner, into: &out); out.append(" to "); writeOwner(e.host, into: &out)
         case .ownerReleased:
             // When the bus notices a plain release depends on where the allocator puts
             // the next object (an address reused, a sweep due), not on the code under
             // test, so only a release kept back by a strong block is compared.
-            guard let retainer = e.retainedBy else { return nil }
-            return "released \(owner(e.owner)) kept alive by \(observers[retainer] ?? "?")"
+            guard let retainer = e.retainedBy else { return false }
+            out.append("released "); writeOwner(e.owner, into: &out); out.append(" kept alive by ")
+            out.append(observers[retainer] ?? "?")
         case .trapped:
-            return "trap \(post(e.post)) -> \(e.observer.flatMap { observers[$0] } ?? "?")"
-                + " (\(e.trapReason.map(\.rawValue) ?? "?"))"
+            out.append("trap "); writePost(e.post, into: &out); out.append(" -> ")
+            out.append(e.observer.flatMap { observers[$0] } ?? "?")
+            out.append(" ("); out.append(e.trapReason.map(\.rawValue) ?? "?"); out.append(")")
         }
+        return true
     }
 
     private func owner(_ id: UInt64?) -> String {
         guard let id else { return "-" }
         return owners[id] ?? "#\(id)"
+    }
+
+    private func writeOwner(_ id: UInt64?, into out: inout [UInt8]) {
+        guard let id else { return out.append(UInt8(ascii: "-")) }
+        if let name = owners[id] { out.append(name) } else { out.append(UInt8(ascii: "#")); out.append(decimal: id) }
+    }
+}
+
+extension [UInt8] {
+    /// Appends `text`'s UTF-8 bytes.
+    @inline(__always) mutating func append(_ text: String) {
+        var text = text
+        text.withUTF8 { append(contentsOf: $0) }
+    }
+
+    /// Appends `value` in decimal.
+    mutating func append(decimal value: UInt64) {
+        if value < 10 { return append(UInt8(ascii: "0") + UInt8(value)) }
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)   // 24 bytes: room for UInt64.max's 20 digits
+        Swift.withUnsafeMutableBytes(of: &digits) { raw in
+            var v = value, start = raw.count
+            while v != 0 {
+                start -= 1
+                raw[start] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: v % 10)
+                v /= 10
+            }
+            append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[start...]))
+        }
     }
 }

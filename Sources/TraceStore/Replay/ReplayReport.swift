@@ -1,3 +1,5 @@
+import Foundation
+
 /// The outcome of comparing a replay (or a second trace) with a recorded trace.
 public struct ReplayReport: Sendable {
     /// One canonical event with where it stood.
@@ -78,56 +80,128 @@ public struct ReplayReport: Sendable {
         var reactions = ReactionBalance()
         var leftDone = false, rightDone = false
         while !leftDone || !rightDone {
-            let l: Line? = leftDone ? nil : try leftSide.next(expected)
-            let r: Line? = rightDone ? nil : try rightSide.next(actual)
-            if l == nil { leftDone = true }
-            if r == nil { rightDone = true }
-            all.add(left: l, right: r)
-            if let l, l.isStimulus { stimuli.queue(left: l) }
-            if let r, r.isStimulus { stimuli.queue(right: r) }
+            let hasLeft = leftDone ? false : try leftSide.advance(expected)
+            let hasRight = rightDone ? false : try rightSide.advance(actual)
+            if !hasLeft { leftDone = true }
+            if !hasRight { rightDone = true }
+            // The common case of equal behaviour, decided on the rendered bytes: the same
+            // reaction on both sides, nothing pending, no earlier line of that text waiting
+            // on either side. Only the context remembers it.
+            if hasLeft && hasRight && !leftSide.isStimulus && !rightSide.isStimulus && all.isInStep
+                && Self.sameBytes(leftSide.bytes, rightSide.bytes) && (reactions.isBalanced || !reactions.holds(leftSide.bytes)) {
+                all.matchedInStep(seq: leftSide.seq, bytes: leftSide.bytes)
+                continue
+            }
+            // Lines are made only for what keeps them: the aligners until they have shown all
+            // they show, the stimuli, and reactions left waiting for the other side.
+            if !all.isFull {
+                all.add(left: hasLeft ? leftSide.line : nil, right: hasRight ? rightSide.line : nil)
+            }
+            if hasLeft && leftSide.isStimulus { stimuli.queue(left: leftSide.line) }
+            if hasRight && rightSide.isStimulus { stimuli.queue(right: rightSide.line) }
             if leftDone { stimuli.leftEnded() }
             if rightDone { stimuli.rightEnded() }
-            if let l, let r, !l.isStimulus, !r.isStimulus, l.text == r.text, reactions.isBalanced {
-                continue   // the common case of equal behaviour: nothing to remember
+            if hasLeft && hasRight && !leftSide.isStimulus && !rightSide.isStimulus && Self.sameBytes(leftSide.bytes, rightSide.bytes)
+                && reactions.isBalanced {
+                continue   // equal, with lines pending on the way to the context
             }
-            if let l, !l.isStimulus { reactions.left(l) }
-            if let r, !r.isStimulus { reactions.right(r) }
+            if hasLeft && !leftSide.isStimulus { reactions.left(leftSide.bytes) { leftSide.line } }
+            if hasRight && !rightSide.isStimulus { reactions.right(rightSide.bytes) { rightSide.line } }
         }
         let divergence = stimuli.divergence(inStimuli: true) ?? all.divergence(inStimuli: false)
         return ReplayReport(expectedCount: leftSide.count, actualCount: rightSide.count, divergence: divergence,
                             addedReactions: reactions.added, missingReactions: reactions.missing, replayError: replayError)
     }
 
-    /// One side of a comparison: its events rendered to canonical lines.
+    /// One side of a comparison: its events rendered to canonical lines, one at a time into
+    /// a reused buffer; a ``Line`` is made only of what the comparison keeps.
     private struct Side {
         let ignoringLifecycle: Bool
         var canonicalizer = Canonicalizer()
         var count = 0
+        /// The current event's canonical text, its `seq`, and whether it is a stimulus.
+        var bytes: [UInt8] = []
+        var seq: UInt64 = 0
+        var isStimulus = false
 
         init(ignoringLifecycle: Bool) { self.ignoringLifecycle = ignoringLifecycle }
 
-        mutating func next<E: Error>(_ source: () throws(E) -> RecordedEvent?) throws(E) -> Line? {
+        /// Moves to the next compared event; `false` after the last.
+        mutating func advance<E: Error>(_ source: () throws(E) -> RecordedEvent?) throws(E) -> Bool {
             while let event = try source() {
                 if ignoringLifecycle && (event.kind == .lifecycle || event.kind == .actionRouted) { continue }
-                guard let text = canonicalizer.render(event) else { continue }
+                guard canonicalizer.render(event, into: &bytes) else { continue }
                 count += 1
-                return Line(seq: event.seq, text: text, isStimulus: Canonicalizer.isStimulus(event))
+                seq = event.seq
+                isStimulus = Canonicalizer.isStimulus(event)
+                return true
             }
-            return nil
+            return false
+        }
+
+        /// The current event as a line.
+        var line: Line { Line(seq: seq, text: String(decoding: bytes, as: UTF8.self), isStimulus: isStimulus) }
+    }
+
+    /// The last few lines both sides shared, oldest first, kept as bytes in reused slots.
+    private struct ContextRing {
+        let size: Int
+        private var slots: [(seq: UInt64, isStimulus: Bool, bytes: [UInt8])] = []
+        /// The oldest slot once all are used.
+        private var oldest = 0
+
+        init(size: Int) { self.size = size }
+
+        mutating func add(seq: UInt64, isStimulus: Bool, bytes: [UInt8]) {
+            guard size > 0 else { return }
+            if slots.count < size {
+                slots.append((seq, isStimulus, bytes))
+                return
+            }
+            slots[oldest].seq = seq
+            slots[oldest].isStimulus = isStimulus
+            slots[oldest].bytes.removeAll(keepingCapacity: true)
+            slots[oldest].bytes.append(contentsOf: bytes)
+            oldest = (oldest + 1) % size
+        }
+
+        mutating func add(_ line: Line) { add(seq: line.seq, isStimulus: line.isStimulus, bytes: Array(line.text.utf8)) }
+
+        var lines: [Line] {
+            (slots[oldest...] + slots[..<oldest]).map {
+                Line(seq: $0.seq, text: String(decoding: $0.bytes, as: UTF8.self), isStimulus: $0.isStimulus)
+            }
         }
     }
 
     /// Walks two line sequences in step and keeps where they first part, with context.
     private struct Aligner {
         let contextSize: Int
-        var context: [Line] = []
+        var context: ContextRing
         var pendingLeft: [Line] = [], pendingRight: [Line] = []
         var leftOver = false, rightOver = false
         var diverged = false
         var expected: [Line] = [], actual: [Line] = []
         var divergedContext: [Line] = []
 
-        init(contextSize: Int) { self.contextSize = max(0, contextSize) }
+        init(contextSize: Int) {
+            self.contextSize = max(0, contextSize)
+            context = ContextRing(size: self.contextSize)
+        }
+
+        /// Whether a line both sides have in step would only become context: nothing pending,
+        /// or the sides parted and both have shown all the lines they show.
+        var isInStep: Bool {
+            diverged ? isFull : pendingLeft.isEmpty && pendingRight.isEmpty
+        }
+
+        /// Whether the sides parted and both have shown all the lines they show: lines change nothing.
+        var isFull: Bool { diverged && expected.count >= shown && actual.count >= shown }
+
+        /// A reaction both sides had in step (``isInStep``): what `add` does with two equal lines.
+        mutating func matchedInStep(seq: UInt64, bytes: [UInt8]) {
+            if !diverged { context.add(seq: seq, isStimulus: false, bytes: bytes) }
+        }
 
         /// The lines shown from the divergence on, per side.
         var shown: Int { contextSize + 2 }
@@ -166,8 +240,7 @@ public struct ReplayReport: Sendable {
             }
             // The matched prefix becomes context.
             if index > 0 {
-                context.append(contentsOf: pendingLeft[0..<index])
-                if context.count > contextSize { context.removeFirst(context.count - contextSize) }
+                for line in pendingLeft[0..<index] { context.add(line) }
                 pendingLeft.removeFirst(index)
                 pendingRight.removeFirst(index)
             }
@@ -176,10 +249,9 @@ public struct ReplayReport: Sendable {
         }
 
         private mutating func diverge(at index: Int) {
-            context.append(contentsOf: pendingLeft[0..<index])
-            if context.count > contextSize { context.removeFirst(context.count - contextSize) }
+            for line in pendingLeft[0..<index] { context.add(line) }
             diverged = true
-            divergedContext = context
+            divergedContext = context.lines
             expected = Array(pendingLeft[index...].prefix(shown))
             actual = Array(pendingRight[index...].prefix(shown))
             pendingLeft = []
@@ -196,20 +268,52 @@ public struct ReplayReport: Sendable {
     ///
     /// A line matches the oldest unmatched line of the same text on the other side,
     /// so what is left at the end is the latest occurrences, in each side's order.
+    /// A canonical line's bytes as a dictionary key, hashed as one block.
+    private struct LineKey: Hashable {
+        let bytes: [UInt8]
+
+        init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+        func hash(into hasher: inout Hasher) {
+            bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+        }
+
+        static func == (a: LineKey, b: LineKey) -> Bool { ReplayReport.sameBytes(a.bytes, b.bytes) }
+    }
+
+    /// Whether two lines' bytes are equal, compared as one block.
+    @inline(__always) static func sameBytes(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        guard a.count == b.count else { return false }
+        guard !a.isEmpty else { return true }
+        return a.withUnsafeBytes { x in b.withUnsafeBytes { y in memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0 } }
+    }
+
     private struct ReactionBalance {
-        var leftOnly: [String: [Line]] = [:], rightOnly: [String: [Line]] = [:]
+        /// Keyed by the lines' bytes, so that the comparison can ask about the line it has
+        /// rendered without making a `String` of it.
+        var leftOnly: [LineKey: [Line]] = [:], rightOnly: [LineKey: [Line]] = [:]
 
         var isBalanced: Bool { leftOnly.isEmpty && rightOnly.isEmpty }
 
-        mutating func left(_ line: Line) { Self.balance(line, against: &rightOnly, into: &leftOnly) }
-        mutating func right(_ line: Line) { Self.balance(line, against: &leftOnly, into: &rightOnly) }
+        /// Whether either side waits for a line with these bytes: if not, the same line on both
+        /// sides changes nothing.
+        func holds(_ bytes: [UInt8]) -> Bool { leftOnly[LineKey(bytes)] != nil || rightOnly[LineKey(bytes)] != nil }
 
-        private static func balance(_ line: Line, against other: inout [String: [Line]], into own: inout [String: [Line]]) {
-            if var waiting = other[line.text] {
-                waiting.removeFirst()
-                other[line.text] = waiting.isEmpty ? nil : waiting
+        mutating func left(_ bytes: [UInt8], _ line: () -> Line) { Self.balance(bytes, line, against: &rightOnly, into: &leftOnly) }
+        mutating func right(_ bytes: [UInt8], _ line: () -> Line) { Self.balance(bytes, line, against: &leftOnly, into: &rightOnly) }
+
+        /// Matches a line with the oldest of the same bytes waiting on the other side, or leaves it waiting.
+        private static func balance(_ bytes: [UInt8], _ line: () -> Line, against other: inout [LineKey: [Line]],
+                                    into own: inout [LineKey: [Line]]) {
+            let key = LineKey(bytes)
+            if let index = other.index(forKey: key) {
+                if other.values[index].count == 1 {
+                    other.remove(at: index)
+                } else {
+                    other.values[index].removeFirst()
+                }
             } else {
-                own[line.text, default: []].append(line)
+                own[key, default: []].append(line())
             }
         }
 

@@ -25,20 +25,46 @@ package struct WalkRow {
 /// sees each row before the caller sees any later one.
 package final class RowWalk {
     package typealias Body = (WalkRow) -> Bool
+
+    /// The body, in a class so that the function can call it without retaining anything.
+    private final class Fold {
+        let apply: Body
+        init(_ apply: @escaping Body) { self.apply = apply }
+    }
+
+    /// Keeps the current body alive while SQLite may call it.
+    private var fold: Fold?
+    /// The same body, read by the function on every row without a retain or an exclusivity
+    /// check (a retain and a release of the walk and of the closure's context were ~5% of a
+    /// walk, `BENCHMARKS.md`). Set and read on the reader's one thread, never while SQLite is
+    /// inside the function: ``body``'s setter runs between statement steps.
+    @exclusivity(unchecked) private var unretainedFold: Unmanaged<Fold>?
+    /// Whether the function is running the body: replacing the body from inside it would free
+    /// the closure that is running, so the setter refuses.
+    @exclusivity(unchecked) private var applying = false
+
     /// What the function does now; `nil` keeps every row.
-    @exclusivity(unchecked) var body: Body?   // set and read on the reader's one thread
+    package var body: Body? {
+        get { fold?.apply }
+        set {
+            precondition(!applying, "a walk's body cannot be replaced while it runs")
+            fold = newValue.map(Fold.init)
+            unretainedFold = fold.map { Unmanaged.passUnretained($0) }
+        }
+    }
 
     /// The function's SQL name.
     package static let name = "notifybus_walk"
 
     func register(on db: Database) throws(TraceStoreError) {
         let callback: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, _, argv in
-            let walk = Unmanaged<RowWalk>.fromOpaque(sqlite3_user_data(context)).takeUnretainedValue()
-            guard let body = walk.body, let argv else {
-                sqlite3_result_int(context, 1)
-                return
+            let keep = Unmanaged<RowWalk>.fromOpaque(sqlite3_user_data(context))._withUnsafeGuaranteedRef { walk -> Bool in
+                guard let fold = walk.unretainedFold, let argv else { return true }
+                walk.applying = true
+                defer { walk.applying = false }
+                return fold._withUnsafeGuaranteedRef { $0.apply(WalkRow(argv: argv)) }
             }
-            sqlite3_result_int(context, body(WalkRow(argv: argv)) ? 1 : 0)
+            sqlite3_result_int(context, keep ? 1 : 0)
         }
         // The connection holds the pointer unretained: the reader keeps this object as long as the connection.
         try db.check(sqlite3_create_function_v2(db.handle, Self.name, -1, SQLITE_UTF8, Unmanaged.passUnretained(self).toOpaque(),

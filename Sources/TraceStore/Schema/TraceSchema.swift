@@ -10,7 +10,9 @@ package enum TraceSchema {
     /// Version 3 (issue 13) added `sessions.crashed_at`, set by `tracectl finish`.
     /// Version 3 also (issue 12) added event kind 14, `enqueued`: a delivery queued for a
     /// `@MainActor` or `async` handler.
-    package static let version = 3
+    /// Version 4 (issue 13) changed only the views' SQL, so that each is one pass (see ``views``);
+    /// `tracectl finish` replaces an older file's views.
+    package static let version = 4
     /// The oldest schema version this build still reads. Version 1 traces have no
     /// observer kinds: their observers read as typed tokens.
     package static let oldestReadable = 1
@@ -61,12 +63,20 @@ package enum TraceSchema {
             .joined(separator: "\n")
     }
 
-    package static let views = """
+    /// The views, for users' own SQL (no command reads them). Each reads the events of each
+    /// session in one walk of the primary key (or one search of an index on a finished file):
+    /// `sessions CROSS JOIN events` puts the session outermost, so the planner walks the
+    /// session rather than scanning a whole secondary index and looking every row up; an
+    /// observer's removal is the next add-or-remove row of its id (one window over the adds
+    /// and removals, never a subquery per observer), and a delivery finds its observer in
+    /// the adds materialised once. Version 3's views walked the session once per observer
+    /// (`observers`) or per delivery (`deliveries`): minutes on a million events.
+    package static let views: String = """
         CREATE VIEW IF NOT EXISTS event_log AS
             SELECT e.session, e.seq, e.time_ns, k.name AS kind, m.value AS message, e.owner, e.observer,
                    e.post, e.parent, e.sender, d.value AS detail, n.value AS note, c.value AS callsite,
                    p.json AS payload
-            FROM events e
+            FROM sessions s CROSS JOIN events e ON e.session = s.id
             JOIN event_kinds k ON k.id = e.kind
             LEFT JOIN strings m ON m.id = e.message
             LEFT JOIN strings d ON d.id = e.detail
@@ -75,67 +85,69 @@ package enum TraceSchema {
             LEFT JOIN payloads p ON p.id = e.payload;
         CREATE VIEW IF NOT EXISTS owners AS
             SELECT e.session, e.owner, t.value AS type, l.value AS label, e.seq AS registered_seq
-            FROM events e
+            FROM sessions s CROSS JOIN events e ON e.session = s.id AND e.kind = \(EventKind.ownerRegistered.rawValue)
             LEFT JOIN strings t ON t.id = e.detail
-            LEFT JOIN strings l ON l.id = e.note
-            WHERE e.kind = 1;
+            LEFT JOIN strings l ON l.id = e.note;
         CREATE VIEW IF NOT EXISTS observers AS
             SELECT a.session, a.observer, m.value AS message, a.owner, o.label AS owner_label,
                    o.type AS owner_type, a.sender, c.value AS callsite, a.seq AS added_seq,
-                   r.seq AS removed_seq, rr.value AS removal_reason,
+                   CASE WHEN a.next_kind = \(EventKind.observerRemoved.rawValue) THEN a.next_seq END AS removed_seq,
+                   CASE WHEN a.next_kind = \(EventKind.observerRemoved.rawValue) THEN rr.value END AS removal_reason,
                    coalesce(ok.value, 'token') AS kind, oc.value AS capture, oh.value AS handler
-            FROM events a
+            FROM (SELECT e.session, e.seq, e.kind, e.observer, e.message, e.owner, e.sender, e.callsite, e.detail,
+                         e.note, e.handler, lead(e.kind) OVER lifetime AS next_kind, lead(e.seq) OVER lifetime AS next_seq,
+                         lead(e.detail) OVER lifetime AS next_detail
+                  FROM sessions s CROSS JOIN events e ON e.session = s.id AND e.kind IN (\(EventKind.observerAdded.rawValue), \(EventKind.observerRemoved.rawValue)) AND +e.observer IS NOT NULL
+                  WINDOW lifetime AS (PARTITION BY e.session, e.observer ORDER BY e.seq)) a
             LEFT JOIN strings m ON m.id = a.message
             LEFT JOIN strings c ON c.id = a.callsite
             LEFT JOIN strings ok ON ok.id = a.detail
             LEFT JOIN strings oc ON oc.id = a.note
             LEFT JOIN strings oh ON oh.id = a.handler
+            LEFT JOIN strings rr ON rr.id = a.next_detail
             LEFT JOIN owners o ON o.session = a.session AND o.owner = a.owner
-            LEFT JOIN events r ON r.session = a.session AND r.kind = 3 AND r.observer = a.observer
-                AND r.seq = (SELECT min(x.seq) FROM events x
-                             WHERE x.session = a.session AND x.kind = 3 AND x.observer = a.observer AND x.seq > a.seq)
-            LEFT JOIN strings rr ON rr.id = r.detail
-            WHERE a.kind = 2;
+            WHERE a.kind = \(EventKind.observerAdded.rawValue);
         CREATE VIEW IF NOT EXISTS posts AS
             SELECT e.session, e.post, e.seq, m.value AS message, e.sender, e.parent, d.value AS origin,
                    p.json AS payload
-            FROM events e
+            FROM sessions s CROSS JOIN events e ON e.session = s.id AND e.kind = \(EventKind.posted.rawValue)
             LEFT JOIN strings m ON m.id = e.message
             LEFT JOIN strings d ON d.id = e.detail
-            LEFT JOIN payloads p ON p.id = e.payload
-            WHERE e.kind = 4;
+            LEFT JOIN payloads p ON p.id = e.payload;
         CREATE VIEW IF NOT EXISTS deliveries AS
+            WITH added AS MATERIALIZED (
+                SELECT e.session, e.observer, e.message, e.owner
+                FROM sessions s CROSS JOIN events e ON e.session = s.id AND e.kind = \(EventKind.observerAdded.rawValue) AND +e.observer IS NOT NULL)
             SELECT e.session, e.seq, e.post, e.observer, m.value AS message, a.owner, o.label AS owner_label,
-                   CASE e.kind WHEN 5 THEN 'delivered' ELSE 'skipped' END AS outcome
-            FROM events e
-            JOIN events a ON a.session = e.session AND a.kind = 2 AND a.observer = e.observer
+                   CASE e.kind WHEN \(EventKind.delivered.rawValue) THEN 'delivered' ELSE 'skipped' END AS outcome
+            FROM sessions s CROSS JOIN events e ON e.session = s.id AND e.kind IN (\(EventKind.delivered.rawValue), \(EventKind.skipped.rawValue))
+            CROSS JOIN added a ON a.session = +e.session AND a.observer = +e.observer
             LEFT JOIN strings m ON m.id = a.message
-            LEFT JOIN owners o ON o.session = a.session AND o.owner = a.owner
-            WHERE e.kind IN (5, 6);
+            LEFT JOIN owners o ON o.session = a.session AND o.owner = a.owner;
         CREATE VIEW IF NOT EXISTS lifecycle AS
             SELECT e.session, e.seq, e.time_ns, e.owner, o.label AS owner_label, d.value AS phase, n.value AS note
-            FROM events e
+            FROM sessions s CROSS JOIN events e ON e.session = s.id AND e.kind = \(EventKind.lifecycle.rawValue)
             LEFT JOIN owners o ON o.session = e.session AND o.owner = e.owner
             LEFT JOIN strings d ON d.id = e.detail
-            LEFT JOIN strings n ON n.id = e.note
-            WHERE e.kind = 7;
+            LEFT JOIN strings n ON n.id = e.note;
         CREATE VIEW IF NOT EXISTS attachments AS
             SELECT e.session, e.seq, e.owner, o.label AS owner_label, e.parent AS host, h.label AS host_label
-            FROM events e
+            FROM sessions s CROSS JOIN events e ON e.session = s.id AND e.kind = \(EventKind.ownerAttached.rawValue)
             LEFT JOIN owners o ON o.session = e.session AND o.owner = e.owner
-            LEFT JOIN owners h ON h.session = e.session AND h.owner = e.parent
-            WHERE e.kind = 11;
+            LEFT JOIN owners h ON h.session = e.session AND h.owner = e.parent;
         CREATE VIEW IF NOT EXISTS releases AS
             SELECT e.session, e.seq, e.owner, o.label AS owner_label, e.observer AS retained_by
-            FROM events e
-            LEFT JOIN owners o ON o.session = e.session AND o.owner = e.owner
-            WHERE e.kind = 12;
+            FROM sessions s CROSS JOIN events e ON e.session = s.id AND e.kind = \(EventKind.ownerReleased.rawValue)
+            LEFT JOIN owners o ON o.session = e.session AND o.owner = e.owner;
         CREATE VIEW IF NOT EXISTS traps AS
             SELECT e.session, e.seq, e.post, e.observer, d.value AS reason
-            FROM events e
-            LEFT JOIN strings d ON d.id = e.detail
-            WHERE e.kind = 13;
+            FROM sessions s CROSS JOIN events e ON e.session = s.id AND e.kind = \(EventKind.trapped.rawValue)
+            LEFT JOIN strings d ON d.id = e.detail;
         """
+
+    /// Drops every view, to replace an older version's (``TraceFinisher``).
+    package static let dropViews = ["event_log", "owners", "observers", "posts", "deliveries", "lifecycle",
+                                    "attachments", "releases", "traps"].map { "DROP VIEW IF EXISTS \($0);" }.joined(separator: "\n") + "\n"
 
     /// Secondary indexes. Built when a session closes, never while recording:
     /// they would slow the inserts by an order of magnitude.

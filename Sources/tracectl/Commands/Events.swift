@@ -69,13 +69,17 @@ extension TraceCtl {
                 let filter = EventFilter(kinds: kinds.isEmpty ? nil : kinds.map(\.kind), message: message, owner: owner,
                                          observer: observer, since: since, until: until, limit: limit)
                 var first = true
-                if format == .json { out.write("[") }
+                if format == .json { out.append("[") }
+                let style = Style.current
+                let heads = EventDescriber.kindColumns(style: style)
                 func emit(_ event: RecordedEvent, _ describer: EventDescriber) {
                     switch format {
                     case .json:
-                        out.write((first ? "\n" : ",\n") + describer.json(event).rendered)
+                        out.append(first ? "\n" : ",\n")
+                        describer.writeJSON(event, to: out)
                     case .text:
-                        out.line(describer.text(event, style: .current))
+                        describer.writeText(event, style: style, kindColumns: heads, to: out)
+                        out.endLine()
                     }
                     first = false
                 }
@@ -89,48 +93,20 @@ extension TraceCtl {
                         return true
                     }
                 } else {
-                    // One pass in order, learning owners and observers as they are registered
-                    // (always before they are mentioned), the filter applied here: a killed
-                    // trace has no index to search.
+                    // One walk in order, the filter applied by SQLite: the rows it passes come back,
+                    // and so does every registration, so owners and observers are learned as they
+                    // are registered (always before they are mentioned). A killed trace has no
+                    // index to search.
                     var describer = EventDescriber(owners: [:], observers: [:])
-                    var ownerIDs = Set<UInt64>()
-                    var emitted = 0
-                    try reader.forEachEvent(session: session.id, filter: EventFilter(until: filter.until)) { event in
+                    try reader.forEachEventWithRegistrations(session: session.id, filter: filter) { event, wanted in
                         describer.learn(event)
-                        if let label = filter.owner, event.kind == .ownerRegistered, event.note == label, let id = event.owner {
-                            ownerIDs.insert(id)
-                        }
-                        guard filter.matches(event, ownersLabelled: ownerIDs) else { return true }
-                        if let limit = filter.limit, emitted >= limit { return false }
-                        emit(event, describer)
-                        emitted += 1
+                        if wanted { emit(event, describer) }
                         return true
                     }
                 }
                 if format == .json { out.line(first ? "]" : "\n]") }
             }
         }
-    }
-}
-
-extension EventFilter {
-    /// Whether `event` passes the filter, as its SQL would say; `ownersLabelled` holds the
-    /// owners registered under the label `owner` names, when it names one.
-    func matches(_ event: RecordedEvent, ownersLabelled: Set<UInt64>) -> Bool {
-        if let kinds, !kinds.isEmpty, !kinds.contains(event.kind) { return false }
-        if let message, event.message != message { return false }
-        if let owner {
-            guard let id = event.owner else { return false }
-            if let number = Int64(owner) {
-                if id != UInt64(bitPattern: number) { return false }
-            } else if !ownersLabelled.contains(id) {
-                return false
-            }
-        }
-        if let observer, event.observer != observer { return false }
-        if let since, event.seq < since { return false }
-        if let until, event.seq > until { return false }
-        return true
     }
 }
 
@@ -155,88 +131,173 @@ struct EventDescriber {
         owner.map { owners[$0]?.label ?? "#\($0)" }
     }
 
-    func json(_ e: RecordedEvent) -> JSON {
-        var fields: [(String, JSON)] = [("seq", .from(e.seq)), ("time", .double(Double(e.time) / 1e9)), ("kind", .string(e.kind.name))]
-        func add(_ key: String, _ value: JSON) { if case .null = value {} else { fields.append((key, value)) } }
+    /// The kind column of a text line, padded and styled, by kind.
+    static func kindColumns(style: Style) -> [[UInt8]] {
+        var columns = [[UInt8]](repeating: [], count: (EventKind.allCases.map(\.rawValue).max() ?? 0) + 1)
+        for kind in EventKind.allCases { columns[kind.rawValue] = Array(style.cyan(kind.name.padded(16)).utf8) }
+        return columns
+    }
+
+    /// Writes an owner's label (`#id` when it was never registered), or `none` when there is no owner.
+    private func writeLabel(_ owner: UInt64?, none: StaticString, to out: Output) {
+        guard let owner else { return out.append(none) }
+        if let info = owners[owner] { out.write(info.label) } else { out.append("#"); out.append(owner) }
+    }
+
+    /// Writes `,"key":"label"` for an owner, nothing when there is none.
+    private func writeLabelField(_ key: StaticString, _ owner: UInt64?, to out: Output) {
+        guard let owner else { return }
+        out.append(key)
+        if let info = owners[owner] {
+            out.appendJSONString(info.label)
+        } else {
+            out.append("\"#"); out.append(owner); out.append("\"")
+        }
+    }
+
+    /// Writes `,"key":id` (the id's bit pattern, signed), nothing for `nil`.
+    @inline(__always) private func writeField(_ key: StaticString, _ id: UInt64?, to out: Output) {
+        guard let id else { return }
+        out.append(key)
+        out.append(Int64(bitPattern: id))
+    }
+
+    /// Writes `,"key":"text"`, nothing for `nil`.
+    @inline(__always) private func writeField(_ key: StaticString, _ text: String?, to out: Output) {
+        guard let text else { return }
+        out.append(key)
+        out.appendJSONString(text)
+    }
+
+    /// Writes the event as one JSON object: the fields it has, in a fixed order by kind.
+    func writeJSON(_ e: RecordedEvent, to out: Output) {
+        out.append("{\"seq\":")
+        out.append(Int64(bitPattern: e.seq))
+        out.append(",\"time\":")
+        out.write((Double(e.time) / 1e9).description)
+        out.append(",\"kind\":")
+        out.appendJSONString(e.kind.name)
         switch e.kind {
         case .sessionStarted:
-            add("name", .from(e.note))
+            writeField(",\"name\":", e.note, to: out)
         case .ownerRegistered:
-            add("owner", .from(label(e.owner))); add("ownerId", .from(e.owner)); add("ownerType", .from(e.detail))
+            writeLabelField(",\"owner\":", e.owner, to: out); writeField(",\"ownerId\":", e.owner, to: out)
+            writeField(",\"ownerType\":", e.detail, to: out)
         case .observerAdded:
-            add("observer", .from(e.observer)); add("message", .from(e.message)); add("owner", .from(label(e.owner)))
-            add("ownerId", .from(e.owner)); add("sender", .from(label(e.sender))); add("callsite", .from(e.callSite))
-            add("observerKind", .from(e.observerKind?.rawValue)); add("capture", .from(e.capture?.rawValue))
-            add("handler", .from(e.handler))
+            writeField(",\"observer\":", e.observer, to: out); writeField(",\"message\":", e.message, to: out)
+            writeLabelField(",\"owner\":", e.owner, to: out); writeField(",\"ownerId\":", e.owner, to: out)
+            writeLabelField(",\"sender\":", e.sender, to: out); writeField(",\"callsite\":", e.callSite, to: out)
+            writeField(",\"observerKind\":", e.observerKind?.rawValue, to: out)
+            writeField(",\"capture\":", e.capture?.rawValue, to: out)
+            writeField(",\"handler\":", e.handler, to: out)
         case .ownerAttached:
-            add("owner", .from(label(e.owner))); add("ownerId", .from(e.owner)); add("host", .from(label(e.host)))
-            add("hostId", .from(e.host))
+            writeLabelField(",\"owner\":", e.owner, to: out); writeField(",\"ownerId\":", e.owner, to: out)
+            writeLabelField(",\"host\":", e.host, to: out); writeField(",\"hostId\":", e.host, to: out)
         case .ownerReleased:
-            add("owner", .from(label(e.owner))); add("ownerId", .from(e.owner)); add("retainedBy", .from(e.retainedBy))
+            writeLabelField(",\"owner\":", e.owner, to: out); writeField(",\"ownerId\":", e.owner, to: out)
+            writeField(",\"retainedBy\":", e.retainedBy, to: out)
         case .trapped:
             let info = e.observer.flatMap { observers[$0] }
-            add("post", .from(e.post)); add("observer", .from(e.observer)); add("message", .from(info?.message))
-            add("owner", .from(label(info?.owner))); add("reason", .from(e.trapReason?.rawValue))
+            writeField(",\"post\":", e.post, to: out); writeField(",\"observer\":", e.observer, to: out)
+            writeField(",\"message\":", info?.message, to: out); writeLabelField(",\"owner\":", info?.owner, to: out)
+            writeField(",\"reason\":", e.trapReason?.rawValue, to: out)
         case .observerRemoved:
-            add("observer", .from(e.observer)); add("message", .from(e.message)); add("owner", .from(label(e.owner)))
-            add("ownerId", .from(e.owner)); add("reason", .from(e.detail))
+            writeField(",\"observer\":", e.observer, to: out); writeField(",\"message\":", e.message, to: out)
+            writeLabelField(",\"owner\":", e.owner, to: out); writeField(",\"ownerId\":", e.owner, to: out)
+            writeField(",\"reason\":", e.detail, to: out)
         case .posted:
-            add("post", .from(e.post)); add("message", .from(e.message)); add("sender", .from(label(e.sender)))
-            add("parent", .from(e.parent)); add("origin", .from(e.detail)); add("payload", e.payload.map(JSON.raw) ?? .null)
+            writeField(",\"post\":", e.post, to: out); writeField(",\"message\":", e.message, to: out)
+            writeLabelField(",\"sender\":", e.sender, to: out); writeField(",\"parent\":", e.parent, to: out)
+            writeField(",\"origin\":", e.detail, to: out)
+            if let payload = e.payload { out.append(",\"payload\":"); out.write(payload) }
         case .delivered, .skipped, .enqueued:
             let info = e.observer.flatMap { observers[$0] }
-            add("post", .from(e.post)); add("observer", .from(e.observer)); add("message", .from(info?.message))
-            add("owner", .from(label(info?.owner)))
+            writeField(",\"post\":", e.post, to: out); writeField(",\"observer\":", e.observer, to: out)
+            writeField(",\"message\":", info?.message, to: out); writeLabelField(",\"owner\":", info?.owner, to: out)
         case .lifecycle:
-            add("owner", .from(label(e.owner))); add("ownerId", .from(e.owner)); add("phase", .from(e.detail))
-            add("detail", .from(e.note))
+            writeLabelField(",\"owner\":", e.owner, to: out); writeField(",\"ownerId\":", e.owner, to: out)
+            writeField(",\"phase\":", e.detail, to: out); writeField(",\"detail\":", e.note, to: out)
         case .actionRouted:
-            add("action", .from(e.detail)); add("sender", .from(label(e.sender)))
-            add("tried", .array(tried(e).map { .string($0) })); add("handler", .from(label(e.owner)))
+            writeField(",\"action\":", e.detail, to: out); writeLabelField(",\"sender\":", e.sender, to: out)
+            out.append(",\"tried\":[")
+            for (index, responder) in e.triedResponders.enumerated() {
+                if index > 0 { out.append(",") }
+                if let info = owners[responder] { out.appendJSONString(info.label) } else { out.append("\"#"); out.append(responder); out.append("\"") }
+            }
+            out.append("]")
+            writeLabelField(",\"handler\":", e.owner, to: out)
         case .bridgeRejected:
-            add("message", .from(e.message)); add("reason", .from(e.note))
+            writeField(",\"message\":", e.message, to: out); writeField(",\"reason\":", e.note, to: out)
         case .sessionEnded:
             break
         }
-        return .object(fields)
+        out.append("}")
     }
 
-    func text(_ e: RecordedEvent, style: Style) -> String {
-        let head = String(e.seq).leftPadded(8) + "  " + seconds(e.time).leftPadded(10) + "  " + style.cyan(e.kind.name.padded(16))
-        let body: String
+    /// Writes the event as one text line, without its line end: sequence number, time, kind, then what happened.
+    func writeText(_ e: RecordedEvent, style: Style, kindColumns: [[UInt8]], to out: Output) {
+        out.append(e.seq, width: 8)
+        out.append("  ")
+        out.appendSeconds(e.time, width: 10)
+        out.append("  ")
+        out.append(kindColumns[e.kind.rawValue])
+        out.append("  ")
         switch e.kind {
-        case .sessionStarted: body = "session '\(e.note ?? "")'"
-        case .sessionEnded: body = ""
-        case .ownerRegistered: body = "\(label(e.owner) ?? "?") (\(e.detail ?? "?")) as #\(e.owner ?? 0)"
+        case .sessionStarted:
+            out.append("session '"); out.write(e.note ?? ""); out.append("'")
+        case .sessionEnded:
+            break
+        case .ownerRegistered:
+            writeLabel(e.owner, none: "?", to: out); out.append(" ("); out.write(e.detail ?? "?"); out.append(") as #")
+            out.append(e.owner ?? 0)
         case .observerAdded:
-            let kind = (e.observerKind ?? .token).rawValue + (e.capture.map { " " + $0.rawValue } ?? "")
-            body = "observer \(e.observer ?? 0) \(e.message ?? "every message") owner \(label(e.owner) ?? "-") [\(kind)]"
-                + (e.sender.map { " sender \(label($0) ?? "?")" } ?? "") + "  " + style.dim(e.callSite ?? "")
+            out.append("observer "); out.append(e.observer ?? 0); out.append(" "); out.write(e.message ?? "every message")
+            out.append(" owner "); writeLabel(e.owner, none: "-", to: out); out.append(" [")
+            out.write((e.observerKind ?? .token).rawValue)
+            if let capture = e.capture { out.append(" "); out.write(capture.rawValue) }
+            out.append("]")
+            if let sender = e.sender { out.append(" sender "); writeLabel(sender, none: "?", to: out) }
+            out.append("  ")
+            out.write(style.dim(e.callSite ?? ""))
         case .ownerAttached:
-            body = "\(label(e.owner) ?? "?") attached to \(label(e.host) ?? "?")"
+            writeLabel(e.owner, none: "?", to: out); out.append(" attached to "); writeLabel(e.host, none: "?", to: out)
         case .ownerReleased:
-            body = "\(label(e.owner) ?? "?") released" + (e.retainedBy.map { ", kept alive by block observer \($0)" } ?? "")
+            writeLabel(e.owner, none: "?", to: out); out.append(" released")
+            if let retainer = e.retainedBy { out.append(", kept alive by block observer "); out.append(retainer) }
         case .trapped:
-            let info = e.observer.flatMap { observers[$0] }
-            body = "post \(e.post ?? 0) -> observer \(e.observer ?? 0) \(info?.message ?? "") owner \(label(info?.owner) ?? "-")"
-                + " would crash (\(e.trapReason?.rawValue ?? "?"))"
+            writeDelivery(e, to: out)
+            out.append(" would crash ("); out.write(e.trapReason?.rawValue ?? "?"); out.append(")")
         case .observerRemoved:
-            body = "observer \(e.observer.map(String.init) ?? "-") \(e.message ?? "?") owner \(label(e.owner) ?? "-") (\(e.detail ?? "?"))"
+            out.append("observer ")
+            if let observer = e.observer { out.append(observer) } else { out.append("-") }
+            out.append(" "); out.write(e.message ?? "?"); out.append(" owner "); writeLabel(e.owner, none: "-", to: out)
+            out.append(" ("); out.write(e.detail ?? "?"); out.append(")")
         case .posted:
-            body = "post \(e.post ?? 0) \(e.message ?? "?") (\(e.detail ?? "?"))" + (e.parent.map { " parent \($0)" } ?? "")
-                + (e.sender.map { " sender \(label($0) ?? "?")" } ?? "")
+            out.append("post "); out.append(e.post ?? 0); out.append(" "); out.write(e.message ?? "?")
+            out.append(" ("); out.write(e.detail ?? "?"); out.append(")")
+            if let parent = e.parent { out.append(" parent "); out.append(parent) }
+            if let sender = e.sender { out.append(" sender "); writeLabel(sender, none: "?", to: out) }
         case .delivered, .skipped, .enqueued:
-            let info = e.observer.flatMap { observers[$0] }
-            body = "post \(e.post ?? 0) -> observer \(e.observer ?? 0) \(info?.message ?? "") owner \(label(info?.owner) ?? "-")"
-        case .lifecycle: body = "\(label(e.owner) ?? "?") \(e.detail ?? "?")" + (e.note.map { " " + $0 } ?? "")
+            writeDelivery(e, to: out)
+        case .lifecycle:
+            writeLabel(e.owner, none: "?", to: out); out.append(" "); out.write(e.detail ?? "?")
+            if let note = e.note { out.append(" "); out.write(note) }
         case .actionRouted:
-            body = "\(e.detail ?? "?") from \(label(e.sender) ?? "?") via \(tried(e).joined(separator: " > ")) -> \(label(e.owner) ?? "nobody")"
-        case .bridgeRejected: body = "\(e.message ?? "?"): \(e.note ?? "")"
+            out.write(e.detail ?? "?"); out.append(" from "); writeLabel(e.sender, none: "?", to: out); out.append(" via ")
+            for (index, responder) in e.triedResponders.enumerated() {
+                if index > 0 { out.append(" > ") }
+                writeLabel(responder, none: "?", to: out)
+            }
+            out.append(" -> "); writeLabel(e.owner, none: "nobody", to: out)
+        case .bridgeRejected:
+            out.write(e.message ?? "?"); out.append(": "); out.write(e.note ?? "")
         }
-        return head + "  " + body
     }
 
-    private func tried(_ e: RecordedEvent) -> [String] {
-        e.triedResponders.map { label($0) ?? "?" }
+    /// `post P -> observer O MESSAGE owner LABEL`, the observer's message and owner as it was added.
+    private func writeDelivery(_ e: RecordedEvent, to out: Output) {
+        let info = e.observer.flatMap { observers[$0] }
+        out.append("post "); out.append(e.post ?? 0); out.append(" -> observer "); out.append(e.observer ?? 0)
+        out.append(" "); out.write(info?.message ?? ""); out.append(" owner "); writeLabel(info?.owner, none: "-", to: out)
     }
 }

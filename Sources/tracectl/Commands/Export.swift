@@ -51,24 +51,7 @@ extension TraceCtl {
                 out.flush()
                 return
             }
-            // Streamed into a file beside the destination and moved into place when complete,
-            // so a failed export never leaves a file that looks finished.
-            let partial = output + ".partial-\(ProcessInfo.processInfo.processIdentifier)"
-            guard FileManager.default.createFile(atPath: partial, contents: nil),
-                  let handle = FileHandle(forWritingAtPath: partial) else {
-                diagnose("\(output): cannot write the export (cannot create \(partial))")
-                throw Exit.cannotCreate
-            }
-            let out = Output(handle)
-            render(out)
-            out.flush()
-            try? handle.close()
-            guard rename(partial, output) == 0 else {
-                let reason = String(cString: strerror(errno))
-                try? FileManager.default.removeItem(atPath: partial)
-                diagnose("\(output): cannot write the export (\(reason))")
-                throw Exit.cannotCreate
-            }
+            try writeThroughPartialFile(output, what: "the export", render)
         }
     }
 }

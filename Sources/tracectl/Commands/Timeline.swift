@@ -35,14 +35,10 @@ extension TraceCtl {
             }
             let path = output ?? URL(fileURLWithPath: trace).deletingPathExtension().appendingPathExtension("html").path
             let report = LeakReport(trace: trace, session: timeline.session, findings: [], baseline: [])
-            var data = ""
-            TimelineData(timeline: timeline, trace: trace, describe: report.describe).render(into: &data)
-            let page = TimelinePage.html(title: "\(timeline.session.name) — session \(timeline.session.id)", data: data)
-            do {
-                try page.write(toFile: path, atomically: true, encoding: .utf8)
-            } catch {
-                diagnose("\(path): cannot write the timeline (\(error.localizedDescription))")
-                throw Exit.cannotCreate
+            try writeThroughPartialFile(path, what: "the timeline") { out in
+                TimelinePage.write(title: "\(timeline.session.name) — session \(timeline.session.id)", to: out) { data in
+                    TimelineData(timeline: timeline, trace: trace, describe: report.describe).render(to: data)
+                }
             }
             let findings = timeline.groups.reduce(0) { $0 + $1.findings.count }
             print("wrote \(path): \(timeline.lanes.count) owners, \(timeline.observers.count) observers, "

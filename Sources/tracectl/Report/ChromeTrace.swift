@@ -29,13 +29,10 @@ struct ChromeTrace {
     func render(to sink: Output) {
         let layout = TimelineLayout(timeline)
         var first = true
-        var out = ""
         func emit(_ fields: [(String, JSON)]) {
-            out += first ? "\n" : ",\n"
+            if first { sink.append(UInt8(ascii: "\n")) } else { sink.append(",\n") }
             first = false
-            JSON.object(fields).render(into: &out)
-            sink.write(out)
-            out.removeAll(keepingCapacity: true)
+            JSON.object(fields).render(to: sink)
         }
         func metadata(_ name: String, pid: Int, tid: Int? = nil, _ args: [(String, JSON)]) {
             var fields: [(String, JSON)] = [("ph", .string("M")), ("name", .string(name)), ("pid", .int(Int64(pid)))]
@@ -44,14 +41,12 @@ struct ChromeTrace {
             emit(fields)
         }
 
-        out += "{\"displayTimeUnit\":\"ns\",\"otherData\":"
+        sink.append("{\"displayTimeUnit\":\"ns\",\"otherData\":")
         JSON.object([
             ("session", .int(timeline.session.id)), ("scenario", .string(timeline.session.name)),
             ("clock", .string("ts is the event's sequence number: one event = 1 µs")),
-        ]).render(into: &out)
-        out += ",\"traceEvents\":["
-        sink.write(out)
-        out.removeAll(keepingCapacity: true)
+        ]).render(to: sink)
+        sink.append(",\"traceEvents\":[")
 
         // Tracks: the posts process, then a process per root lane with its descendants' tracks.
         metadata("process_name", pid: Self.postsProcess, [("name", .string("posts"))])

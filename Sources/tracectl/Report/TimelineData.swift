@@ -1,6 +1,36 @@
 import NotifyBus
 import TraceStore
 
+/// The JSON inside the page's `<script>` element, written to the page as it is made.
+///
+/// Inside `<script>`, `</` could close the element: JSON allows `<\/` for it, and every `</`
+/// is written so, across writes too (a `<` ending one write and a `/` starting the next).
+final class ScriptData {
+    private let out: Output
+    private var afterLess = false
+
+    init(_ out: Output) { self.out = out }
+
+    func write(_ text: String) {
+        var text = text
+        text.withUTF8 { bytes in
+            var start = 0
+            for index in bytes.indices {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: "/") && afterLess {
+                    out.append(UnsafeBufferPointer(rebasing: bytes[start..<index]))
+                    out.append("\\")
+                    start = index
+                }
+                afterLess = byte == UInt8(ascii: "<")
+            }
+            out.append(UnsafeBufferPointer(rebasing: bytes[start...]))
+        }
+    }
+
+    static func += (sink: inout ScriptData, text: String) { sink.write(text) }
+}
+
 /// The timeline as the compact JSON its page reads: lanes in tree order, observers packed into
 /// rows, posts and deliveries as flat number arrays, findings grouped by cause.
 struct TimelineData {
@@ -11,8 +41,9 @@ struct TimelineData {
     /// Outcome codes in the `deliveries` array.
     static let outcomeCodes: [DeliveryOutcome: Int] = [.delivered: 0, .skipped: 1, .trapped: 2]
 
-    /// Writes the JSON into `out`.
-    func render(into out: inout String) {
+    /// Writes the JSON into `out`, as it is made: the page never holds it as one string.
+    func render(to sink: ScriptData) {
+        var out = sink
         var messages: [String] = []
         var messageIndex: [String: Int] = [:]
         func intern(_ message: String?) -> Int {
@@ -28,9 +59,9 @@ struct TimelineData {
 
         var postIndex: [UInt64: Int] = [:]
         out += "{\"title\":"
-        JSON.string("\(timeline.session.name) — session \(timeline.session.id)").render(into: &out)
+        out += JSON.string("\(timeline.session.name) — session \(timeline.session.id)").rendered
         out += ",\"trace\":"
-        JSON.string(trace).render(into: &out)
+        out += JSON.string(trace).rendered
         out += ",\"end\":\(timeline.end),\"lanes\":["
         for (index, (lane, depth)) in order.enumerated() {
             if index > 0 { out += "," }
@@ -43,7 +74,7 @@ struct TimelineData {
                 ("hierarchy", .array(lane.inHierarchy.flatMap { [JSON.from($0.start), .from($0.end)] })),
                 ("gone", .from(lane.goneAt)), ("released", .bool(lane.released)),
             ]
-            JSON.object(fields).render(into: &out)
+            out += JSON.object(fields).rendered
         }
         // Observers, column by column; strings are indexes into `strings`.
         var strings: [String] = []
@@ -105,13 +136,13 @@ struct TimelineData {
         for (index, group) in timeline.groups.enumerated() {
             if index > 0 { out += "," }
             out += "{\"id\":"
-            JSON.string(group.id).render(into: &out)
+            out += JSON.string(group.id).rendered
             out += ",\"severity\":"
-            JSON.string(group.severity.rawValue).render(into: &out)
+            out += JSON.string(group.severity.rawValue).rendered
             out += ",\"ownerType\":"
-            JSON.from(group.ownerType).render(into: &out)
+            out += JSON.from(group.ownerType).rendered
             out += ",\"callsite\":"
-            JSON.string(group.callSite).render(into: &out)
+            out += JSON.string(group.callSite).rendered
             out += ",\"findings\":{"
             let findings = group.findings
             column("rule", findings.map { string($0.rule.rawValue) }); out += ","
@@ -122,21 +153,21 @@ struct TimelineData {
             column("lane", findings.map { $0.ownerID.flatMap { laneOf[$0] } ?? -1 }); out += ","
             column("observer", findings.map { $0.observer.flatMap { observerIndex[$0] } ?? -1 }); out += ","
             out += "\"text\":"
-            JSON.array(findings.map { .string(describe($0)) }).render(into: &out)
+            out += JSON.array(findings.map { .string(describe($0)) }).rendered
             out += "}}"
         }
         out += "],\"rules\":{"
         for (index, rule) in LeakRule.allCases.enumerated() {
             if index > 0 { out += "," }
-            JSON.string(rule.rawValue).render(into: &out)
+            out += JSON.string(rule.rawValue).rendered
             out += ":"
-            JSON.object([("title", .string(rule.title)), ("help", .string(rule.help)),
-                         ("severity", .string(rule.severity.rawValue))]).render(into: &out)
+            out += JSON.object([("title", .string(rule.title)), ("help", .string(rule.help)),
+                         ("severity", .string(rule.severity.rawValue))]).rendered
         }
         out += "},\"messages\":"
-        JSON.array(messages.map(JSON.string)).render(into: &out)
+        out += JSON.array(messages.map(JSON.string)).rendered
         out += ",\"strings\":"
-        JSON.array(strings.map(JSON.string)).render(into: &out)
+        out += JSON.array(strings.map(JSON.string)).rendered
         out += "}"
     }
 }

@@ -6,12 +6,12 @@ import Foundation
 /// are drawn once, shaded by how many they stand for, so a million events stay responsive.
 /// `window.timeline` reports what the last frame drew, for tests.
 enum TimelinePage {
-    /// The page with `data` (the JSON of ``TimelineData``) embedded.
-    static func html(title: String, data: String) -> String {
-        // Inside <script>, "</" could close the element: JSON allows "<\/" for it.
-        let embedded = data.replacingOccurrences(of: "</", with: "<\\/")
-        return head.replacingOccurrences(of: "{{TITLE}}", with: escape(title))
-            + embedded + tail
+    /// Writes the page into `out`, streamed, with the JSON of ``TimelineData`` that `data` writes
+    /// embedded: neither the page nor its data is held as one string.
+    static func write(title: String, to out: Output, data: (ScriptData) -> Void) {
+        out.write(head.replacingOccurrences(of: "{{TITLE}}", with: escape(title)))
+        data(ScriptData(out))
+        out.write(tail)
     }
 
     private static func escape(_ text: String) -> String {

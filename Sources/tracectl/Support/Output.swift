@@ -1,34 +1,156 @@
 import Foundation
 
 /// Buffered standard output: long listings stream instead of being built in memory.
+///
+/// Text goes into one byte buffer, written out in blocks of 64 KiB; the `append` methods
+/// write numbers, literals and JSON strings as bytes, so a command printing a line per
+/// event builds no `String` per line.
 final class Output {
-    private var buffer = [UInt8]()
+    private var buffer: UnsafeMutablePointer<UInt8>
+    private var count = 0
+    private let capacity = 1 << 17
+    /// When the buffer is written out: at the end of a line past this many bytes.
+    private static let flushThreshold = 1 << 16
     private let handle: FileHandle
 
     /// Buffers writes to `handle`, standard output by default.
     init(_ handle: FileHandle = .standardOutput) {
         self.handle = handle
-        buffer.reserveCapacity(1 << 16)
+        buffer = .allocate(capacity: capacity)
     }
 
-    deinit { flush() }
+    deinit {
+        flush()
+        buffer.deallocate()
+    }
 
     func line(_ text: String = "") {
-        buffer.append(contentsOf: text.utf8)
-        buffer.append(UInt8(ascii: "\n"))
-        if buffer.count >= 1 << 16 { flush() }
+        write(text)
+        endLine()
     }
 
     func write(_ text: String) {
-        buffer.append(contentsOf: text.utf8)
-        if buffer.count >= 1 << 16 { flush() }
+        var text = text
+        text.withUTF8 { append($0) }
+    }
+
+    /// Ends a line, writing the buffer out when it is full enough.
+    @inline(__always) func endLine() {
+        append(UInt8(ascii: "\n"))
+        if count >= Self.flushThreshold { flush() }
     }
 
     func flush() {
-        guard !buffer.isEmpty else { return }
-        handle.write(Data(buffer))
-        buffer.removeAll(keepingCapacity: true)
+        guard count > 0 else { return }
+        handle.write(Data(bytesNoCopy: buffer, count: count, deallocator: .none))
+        count = 0
     }
+
+    /// Room for `n` more bytes; `false` when they cannot fit even in an empty buffer.
+    @inline(__always) private func reserve(_ n: Int) -> Bool {
+        if count + n > capacity { flush() }
+        return n <= capacity
+    }
+
+    @inline(__always) func append(_ byte: UInt8) {
+        if count == capacity { flush() }
+        buffer[count] = byte
+        count += 1
+    }
+
+    func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard !bytes.isEmpty, let base = bytes.baseAddress else { return }
+        guard reserve(bytes.count) else {
+            flush()
+            handle.write(Data(bytes))
+            return
+        }
+        (buffer + count).update(from: base, count: bytes.count)
+        count += bytes.count
+    }
+
+    /// A literal, as its UTF-8 bytes.
+    @inline(__always) func append(_ literal: StaticString) {
+        append(UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+    }
+
+    func append(_ bytes: [UInt8]) { bytes.withUnsafeBufferPointer { append($0) } }
+
+    /// `value` in decimal, right-aligned in `width` columns as `String.leftPadded` does.
+    func append(_ value: UInt64, width: Int = 0) {
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)   // 24 bytes: room for UInt64.max's 20 digits
+        withUnsafeMutableBytes(of: &digits) { raw in
+            var v = value, start = raw.count
+            repeat {
+                start -= 1
+                raw[start] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: v % 10)
+                v /= 10
+            } while v != 0
+            let length = raw.count - start
+            if width > length { for _ in length..<width { append(UInt8(ascii: " ")) } }
+            append(UnsafeBufferPointer(start: raw.baseAddress!.assumingMemoryBound(to: UInt8.self) + start, count: length))
+        }
+    }
+
+    /// `value` in decimal, with its sign.
+    func append(_ value: Int64) {
+        if value < 0 { append(UInt8(ascii: "-")) }
+        append(value.magnitude)
+    }
+
+    /// Seconds with milliseconds from nanoseconds, as ``seconds(_:)`` writes them, right-aligned in `width` columns.
+    ///
+    /// Integer arithmetic, unless the nanoseconds lie within a few of a half millisecond or past 2^50,
+    /// where `%.3f` of the `Double` decides the rounding and is asked.
+    func appendSeconds(_ nanoseconds: UInt64, width: Int) {
+        let remainder = nanoseconds % 1_000_000
+        let margin: UInt64 = 64
+        guard nanoseconds < 1 << 50, remainder < 500_000 - margin || remainder > 500_000 + margin else {
+            let text = seconds(nanoseconds)
+            let characters = text.utf8.count
+            if characters < width { for _ in characters..<width { append(UInt8(ascii: " ")) } }
+            write(text)
+            return
+        }
+        let milliseconds = nanoseconds / 1_000_000 + (remainder > 500_000 ? 1 : 0)
+        let whole = milliseconds / 1000, fraction = milliseconds % 1000
+        append(whole, width: width - 5)   // then "." + three digits + "s"
+        append(UInt8(ascii: "."))
+        append(UInt8(ascii: "0") + UInt8(fraction / 100))
+        append(UInt8(ascii: "0") + UInt8(fraction / 10 % 10))
+        append(UInt8(ascii: "0") + UInt8(fraction % 10))
+        append(UInt8(ascii: "s"))
+    }
+
+    /// `text` as a JSON string, quoted and escaped byte by byte as ``JSON`` escapes it.
+    func appendJSONString(_ text: String) {
+        var text = text
+        text.withUTF8 { bytes in
+            append(UInt8(ascii: "\""))
+            var start = 0
+            for index in bytes.indices {
+                let byte = bytes[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                append(UnsafeBufferPointer(rebasing: bytes[start..<index]))
+                start = index + 1
+                switch byte {
+                case UInt8(ascii: "\""): append("\\\"")
+                case UInt8(ascii: "\\"): append("\\\\")
+                case UInt8(ascii: "\n"): append("\\n")
+                case UInt8(ascii: "\r"): append("\\r")
+                case UInt8(ascii: "\t"): append("\\t")
+                default:
+                    append("\\u00")
+                    append(Self.hexDigits[Int(byte >> 4)])
+                    append(Self.hexDigits[Int(byte & 0xF)])
+                }
+            }
+            append(UnsafeBufferPointer(rebasing: bytes[start...]))
+            append(UInt8(ascii: "\""))
+        }
+    }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 }
 
 /// ANSI styles, used only when standard output is a terminal and `NO_COLOR` is unset.
@@ -102,19 +224,59 @@ indirect enum JSON {
         }
     }
 
+    /// Writes the value into `out` as bytes, as ``render(into:)`` writes it: no `String` is built
+    /// for the document (`export` writes a million-event session this way).
+    func render(to out: Output) {
+        switch self {
+        case .null: out.append("null")
+        case .bool(let value): if value { out.append("true") } else { out.append("false") }
+        case .int(let value): out.append(value)
+        case .double(let value): out.write(value.isFinite ? String(value) : "null")
+        case .string(let value): out.appendJSONString(value)
+        case .raw(let text): out.write(text)
+        case .array(let items):
+            out.append(UInt8(ascii: "["))
+            for (index, item) in items.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                item.render(to: out)
+            }
+            out.append(UInt8(ascii: "]"))
+        case .object(let fields):
+            out.append(UInt8(ascii: "{"))
+            for (index, (key, value)) in fields.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                out.appendJSONString(key)
+                out.append(UInt8(ascii: ":"))
+                value.render(to: out)
+            }
+            out.append(UInt8(ascii: "}"))
+        }
+    }
+
+    /// Appends `text` as a JSON string literal: the runs between characters that need escaping
+    /// are appended whole (escaping scalar by scalar was most of `export`'s time). The characters
+    /// escaped are ASCII, so every run starts and ends on a scalar boundary.
     private static func escape(_ text: String, into out: inout String) {
         out += "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case let c where c.value < 0x20: out += String(format: "\\u%04x", c.value)
-            default: out.unicodeScalars.append(scalar)
+        let utf8 = text.utf8
+        var run = utf8.startIndex, index = run
+        while index != utf8.endIndex {
+            let byte = utf8[index]
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 {
+                out += text[run..<index]
+                switch byte {
+                case UInt8(ascii: "\""): out += "\\\""
+                case UInt8(ascii: "\\"): out += "\\\\"
+                case UInt8(ascii: "\n"): out += "\\n"
+                case UInt8(ascii: "\r"): out += "\\r"
+                case UInt8(ascii: "\t"): out += "\\t"
+                default: out += String(format: "\\u%04x", byte)
+                }
+                run = utf8.index(after: index)
             }
+            index = utf8.index(after: index)
         }
+        out += text[run...]
         out += "\""
     }
 }

@@ -1,0 +1,112 @@
+/// Per-id counts for the folds' hot paths: an array indexed by id while the ids stay dense,
+/// a dictionary for the rest.
+///
+/// The bus numbers observers, owners and posts from counters starting at 1, so a session's
+/// ids are dense and an array lookup replaces a hash per delivery (the largest cost of
+/// `stats` and `leaks` after SQLite's own, `BENCHMARKS.md`). The array grows only while
+/// it stays proportional to the ids held: an id far past them (a damaged or hostile trace,
+/// ids from another numbering) goes to the dictionary, so memory stays linear in the ids
+/// held whatever their values.
+struct IDCounter {
+    private var dense: [Int] = []
+    private var sparse: [UInt64: Int] = [:]
+    /// Ids with a count, dense or not: what bounds the array's growth.
+    private var held = 0
+
+    /// The array never grows past this many slots ahead of the ids it holds.
+    static let slack = 4_096
+
+    /// Adds one to `id`'s count.
+    @inline(__always) mutating func increment(_ id: UInt64) {
+        if id < UInt64(dense.count) {
+            let index = Int(id)
+            if dense[index] == 0 { held += 1 }
+            dense[index] &+= 1
+        } else {
+            incrementSlowly(id)
+        }
+    }
+
+    private mutating func incrementSlowly(_ id: UInt64) {
+        if id < UInt64(4 * held + Self.slack) {
+            grow(toHold: id)
+            if dense[Int(id)] == 0 { held += 1 }
+            dense[Int(id)] += 1
+            return
+        }
+        sparse[id, default: 0] += 1
+        if sparse[id] == 1 { held += 1 }
+    }
+
+    /// Grows the array to hold `id`, moving in the ids the dictionary held below it.
+    private mutating func grow(toHold id: UInt64) {
+        dense.append(contentsOf: repeatElement(0, count: max(Int(id) + 1, 2 * dense.count) - dense.count))
+        for (moved, count) in sparse where moved < UInt64(dense.count) {
+            dense[Int(moved)] = count
+            sparse[moved] = nil
+        }
+    }
+
+    /// The array's length: what the ids held cost in memory beside the dictionary.
+    var denseCapacity: Int { dense.count }
+
+    /// `id`'s count, 0 if it has none.
+    func count(of id: UInt64) -> Int {
+        id < UInt64(dense.count) ? dense[Int(id)] : sparse[id] ?? 0
+    }
+
+    /// Every id with a count, and its count: the dense ones in id order, then the rest.
+    var counts: [(id: UInt64, count: Int)] {
+        var result: [(id: UInt64, count: Int)] = []
+        result.reserveCapacity(held)
+        for (index, count) in dense.enumerated() where count > 0 { result.append((UInt64(index), count)) }
+        for (id, count) in sparse { result.append((id, count)) }
+        return result
+    }
+}
+
+/// A set of ids for the folds' hot paths, with ``IDCounter``'s layout: an array of flags
+/// while the ids stay dense, a `Set` for the rest.
+struct IDFlags {
+    private var dense: [Bool] = []
+    private var sparse = Set<UInt64>()
+    /// How many ids are in the set.
+    private(set) var count = 0
+
+    var isEmpty: Bool { count == 0 }
+
+    @inline(__always) func contains(_ id: UInt64) -> Bool {
+        id < UInt64(dense.count) ? dense[Int(id)] : !sparse.isEmpty && sparse.contains(id)
+    }
+
+    mutating func insert(_ id: UInt64) {
+        if id < UInt64(dense.count) {
+            if !dense[Int(id)] { dense[Int(id)] = true; count += 1 }
+        } else if id < UInt64(4 * count + IDCounter.slack) {
+            dense.append(contentsOf: repeatElement(false, count: max(Int(id) + 1, 2 * dense.count) - dense.count))
+            for moved in sparse where moved < UInt64(dense.count) {
+                dense[Int(moved)] = true
+                sparse.remove(moved)
+            }
+            if !dense[Int(id)] { dense[Int(id)] = true; count += 1 }
+        } else if sparse.insert(id).inserted {
+            count += 1
+        }
+    }
+
+    mutating func remove(_ id: UInt64) {
+        if id < UInt64(dense.count) {
+            if dense[Int(id)] { dense[Int(id)] = false; count -= 1 }
+        } else if sparse.remove(id) != nil {
+            count -= 1
+        }
+    }
+
+    /// Empties the set, keeping the array's room.
+    mutating func removeAll() {
+        guard count > 0 else { return }
+        for index in dense.indices { dense[index] = false }
+        sparse.removeAll()
+        count = 0
+    }
+}
