@@ -87,7 +87,8 @@ import Testing
         }
         #expect(returned.wait(timeout: .now() + 0.2) == .timedOut)
         queue.fail(TraceStoreError(.notATrace, "disk gone"))
-        returned.wait()
+        // Bounded, so that a poster left waiting fails the test instead of hanging it.
+        #expect(returned.wait(timeout: .now() + 30) == .success)
         #expect(throws: TraceStoreError.self) { try queue.flush() }
         #expect(queue.counts.enqueued == 2)
     }
