@@ -48,6 +48,19 @@ import Testing
         }
     }
 
+    /// A set emptied again and again (the leaks walk forgets its quiet observers whenever an owner
+    /// goes) keeps its ids in the array as they climb: what bounds the array is every insert made,
+    /// not the ids held now.
+    @Test func aSetEmptiedOftenKeepsClimbingIdsInTheArray() {
+        var flags = IDFlags()
+        for id in UInt64(1)...50_050 {
+            flags.insert(id)
+            if id % 100 == 0 { flags.removeAll() }
+        }
+        #expect(flags.denseCapacity > 50_000)
+        #expect(flags.contains(50_049) && !flags.contains(49_999) && flags.count == 50)
+    }
+
     /// Ids far past the ones held stay in the dictionary: the array does not grow to reach them.
     @Test func aFarIdDoesNotGrowTheArray() {
         var counter = IDCounter()

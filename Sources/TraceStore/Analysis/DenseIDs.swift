@@ -72,6 +72,10 @@ struct IDFlags {
     private var sparse = Set<UInt64>()
     /// How many ids are in the set.
     private(set) var count = 0
+    /// How many inserts have added an id, ever: what bounds the array's growth. Not `count`,
+    /// which falls as ids are removed or the set is emptied: a set that is emptied often (the
+    /// leaks walk's) would then send every id past the first few thousand to the `Set`.
+    private var inserts = 0
 
     var isEmpty: Bool { count == 0 }
 
@@ -81,16 +85,17 @@ struct IDFlags {
 
     mutating func insert(_ id: UInt64) {
         if id < UInt64(dense.count) {
-            if !dense[Int(id)] { dense[Int(id)] = true; count += 1 }
-        } else if id < UInt64(4 * count + IDCounter.slack) {
+            if !dense[Int(id)] { dense[Int(id)] = true; count += 1; inserts += 1 }
+        } else if id < UInt64(4 * inserts + IDCounter.slack) {
             dense.append(contentsOf: repeatElement(false, count: max(Int(id) + 1, 2 * dense.count) - dense.count))
             for moved in sparse where moved < UInt64(dense.count) {
                 dense[Int(moved)] = true
                 sparse.remove(moved)
             }
-            if !dense[Int(id)] { dense[Int(id)] = true; count += 1 }
+            if !dense[Int(id)] { dense[Int(id)] = true; count += 1; inserts += 1 }
         } else if sparse.insert(id).inserted {
             count += 1
+            inserts += 1
         }
     }
 
@@ -101,6 +106,9 @@ struct IDFlags {
             count -= 1
         }
     }
+
+    /// The array's length: what the ids held cost in memory beside the `Set`.
+    var denseCapacity: Int { dense.count }
 
     /// Empties the set, keeping the array's room.
     mutating func removeAll() {

@@ -101,8 +101,8 @@ extension TraceCtl {
             }
             let out = Output()
             switch format {
-            case .json: out.line(report.json.rendered)
-            case .sarif: out.line(report.sarif.rendered)
+            case .json: report.json.render(to: out); out.endLine()
+            case .sarif: report.sarif.render(to: out); out.endLine()
             case .text: report.printText(to: out, style: .current)
             }
             out.flush()
