@@ -68,7 +68,12 @@ struct IDCounter {
 /// A set of ids for the folds' hot paths, with ``IDCounter``'s layout: an array of flags
 /// while the ids stay dense, a `Set` for the rest.
 struct IDFlags {
-    private var dense: [Bool] = []
+    /// Per id, the generation it was inserted in: an id is in the set when its stamp is the
+    /// current ``generation``. Emptying the set starts a new generation, in constant time: the
+    /// leaks walk empties its set whenever an owner goes, and clearing the whole array each time
+    /// would cost observers × owners gone, faster than the trace grows.
+    private var dense: [UInt32] = []
+    private var generation: UInt32 = 1
     private var sparse = Set<UInt64>()
     /// How many ids are in the set.
     private(set) var count = 0
@@ -80,28 +85,26 @@ struct IDFlags {
     var isEmpty: Bool { count == 0 }
 
     @inline(__always) func contains(_ id: UInt64) -> Bool {
-        id < UInt64(dense.count) ? dense[Int(id)] : !sparse.isEmpty && sparse.contains(id)
+        id < UInt64(dense.count) ? dense[Int(id)] == generation : !sparse.isEmpty && sparse.contains(id)
     }
 
     mutating func insert(_ id: UInt64) {
-        if id < UInt64(dense.count) {
-            if !dense[Int(id)] { dense[Int(id)] = true; count += 1; inserts += 1 }
-        } else if id < UInt64(4 * inserts + IDCounter.slack) {
-            dense.append(contentsOf: repeatElement(false, count: max(Int(id) + 1, 2 * dense.count) - dense.count))
-            for moved in sparse where moved < UInt64(dense.count) {
-                dense[Int(moved)] = true
-                sparse.remove(moved)
+        if id >= UInt64(dense.count) {
+            guard id < UInt64(4 * inserts + IDCounter.slack) else {
+                if sparse.insert(id).inserted { count += 1; inserts += 1 }
+                return
             }
-            if !dense[Int(id)] { dense[Int(id)] = true; count += 1; inserts += 1 }
-        } else if sparse.insert(id).inserted {
-            count += 1
-            inserts += 1
+            dense.append(contentsOf: repeatElement(0, count: max(Int(id) + 1, 2 * dense.count) - dense.count))
+            let moved = sparse.filter { $0 < UInt64(dense.count) }
+            for id in moved { dense[Int(id)] = generation }
+            sparse.subtract(moved)
         }
+        if dense[Int(id)] != generation { dense[Int(id)] = generation; count += 1; inserts += 1 }
     }
 
     mutating func remove(_ id: UInt64) {
         if id < UInt64(dense.count) {
-            if dense[Int(id)] { dense[Int(id)] = false; count -= 1 }
+            if dense[Int(id)] == generation { dense[Int(id)] = 0; count -= 1 }
         } else if sparse.remove(id) != nil {
             count -= 1
         }
@@ -110,10 +113,16 @@ struct IDFlags {
     /// The array's length: what the ids held cost in memory beside the `Set`.
     var denseCapacity: Int { dense.count }
 
-    /// Empties the set, keeping the array's room.
+    /// Empties the set, keeping the array's room: a new generation (the array is cleared only
+    /// when the generations run out, once in four billion).
     mutating func removeAll() {
         guard count > 0 else { return }
-        for index in dense.indices { dense[index] = false }
+        if generation == .max {
+            for index in dense.indices { dense[index] = 0 }
+            generation = 1
+        } else {
+            generation += 1
+        }
         sparse.removeAll()
         count = 0
     }
