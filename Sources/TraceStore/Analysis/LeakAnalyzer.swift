@@ -272,7 +272,7 @@ public struct LeakAnalyzer {
 
     /// The owner is gone for good: its observers that the center keeps outlived it.
     private mutating func ownerReleased(_ owner: UInt64, at seq: UInt64) {
-        let owned = state.observers.values.filter { $0.owner == owner }.sorted { $0.id < $1.id }
+        let owned = state.observers(ownedBy: owner)
         for observer in owned where !droppedByCenter(observer) {
             outlives(observer, seq: seq, released: true)
         }
@@ -288,7 +288,7 @@ public struct LeakAnalyzer {
         let added = TraceState.Observer(id: new, message: event.message, owner: owner, sender: event.sender,
                                         callSite: event.callSite ?? "?", addedAt: event.seq,
                                         kind: event.observerKind ?? .token, capture: event.capture, handler: event.handler)
-        let siblings = state.observers.values.filter { $0.owner == owner }
+        let siblings = state.observers(ownedBy: owner)
         if siblings.contains(where: { $0.message == added.message && $0.sender == added.sender }) {
             findings.append(make(.duplicateRegistration, observer: added, seq: event.seq))
             return
@@ -348,9 +348,9 @@ public struct LeakAnalyzer {
     /// token observers it could not reach (only their observation or token removes them).
     private mutating func checkMissedBlocks(_ event: RecordedEvent) {
         guard let ownerID = event.owner else { return }
-        let missed = state.observers.values.filter {
-            $0.owner == ownerID && $0.kind != .selector && (event.message == nil || $0.message == event.message)
-        }.sorted { $0.id < $1.id }
+        let missed = state.observers(ownedBy: ownerID).filter {
+            $0.kind != .selector && (event.message == nil || $0.message == event.message)
+        }
         for observer in missed {
             var finding = removalFinding(.removalMissesObserver, event: event, owner: ownerID, message: observer.message)
             finding.observer = observer.id

@@ -55,6 +55,9 @@ public struct TraceState: Sendable {
     }
 
     public private(set) var observers: [UInt64: Observer] = [:]
+    /// The registered observers' ids by owner: what the leak rules ask on every add and owner
+    /// release, which a filter over all observers answered in time proportional to them.
+    private var observersByOwner: [UInt64: Set<UInt64>] = [:]
     public private(set) var owners: [UInt64: Owner] = [:]
     public private(set) var applicationState: ApplicationState = .notRunning
     /// The last event applied.
@@ -136,11 +139,13 @@ public struct TraceState: Sendable {
             owners[id] = owner
         case .observerAdded:
             guard let id = event.observer else { return }
+            forget(observer: id)
             observers[id] = Observer(id: id, message: event.message, owner: event.owner, sender: event.sender,
                                      callSite: event.callSite ?? "?", addedAt: event.seq,
                                      kind: event.observerKind ?? .token, capture: event.capture, handler: event.handler)
+            if let owner = event.owner { observersByOwner[owner, default: []].insert(id) }
         case .observerRemoved:
-            if let id = event.observer { observers[id] = nil }
+            if let id = event.observer { forget(observer: id) }
         case .skipped:
             // A skip means the bus found the owner deallocated, lifecycle or not
             // (version-1 traces record no release event).
@@ -182,6 +187,17 @@ public struct TraceState: Sendable {
         case .sessionStarted, .sessionEnded, .delivered, .enqueued, .trapped, .actionRouted, .bridgeRejected:
             break
         }
+    }
+
+    /// The registered observers of `owner`, in id order.
+    package func observers(ownedBy owner: UInt64) -> [Observer] {
+        (observersByOwner[owner] ?? []).sorted().compactMap { observers[$0] }
+    }
+
+    private mutating func forget(observer id: UInt64) {
+        guard let removed = observers.removeValue(forKey: id), let owner = removed.owner else { return }
+        observersByOwner[owner]?.remove(id)
+        if observersByOwner[owner]?.isEmpty == true { observersByOwner[owner] = nil }
     }
 
     private mutating func release(_ owner: inout Owner, at seq: UInt64) {
