@@ -92,6 +92,25 @@ import Testing
         #expect(try reader.session(recorder.sessionID).endedCleanly)
     }
 
+    /// A seq past what SQLite stores (a hand-made event: `TraceEvent` and `record` are public)
+    /// trapped converting to Int64 on the writer thread, and at close when it was the last.
+    @Test(arguments: [UInt64(Int64.max), UInt64(Int64.max) + 1, UInt64.max])
+    func aSeqBeyondInt64IsLostAloneAndTheSessionStillEnds(seq: UInt64) throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("t.trace")
+        let recorder = try TraceRecorder(path: path, session: SessionInfo(name: "huge-seq"))
+        recorder.record(TraceEvent(seq: 1, time: 0, kind: .ownerRegistered(owner: 1, typeName: "T", label: "first")))
+        recorder.record(TraceEvent(seq: 2, time: 0, kind: .ownerRegistered(owner: 2, typeName: "T", label: "second")))
+        recorder.record(TraceEvent(seq: seq, time: 0, kind: .ownerRegistered(owner: 3, typeName: "T", label: "huge")))
+        let error = #expect(throws: TraceStoreError.self) { try recorder.close() }
+        #expect(error?.kind == .invalidArgument)
+        let reader = try TraceReader(path: path)
+        let events = try reader.events(session: recorder.sessionID)
+        #expect(events.map(\.seq) == [0, 1, 2, 3])
+        #expect(events.last?.kind == .sessionEnded)
+        #expect(try reader.session(recorder.sessionID).endedCleanly)
+    }
+
     @Test func aRolledBackBatchLeavesNoStaleInternedIds() throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("t.trace")

@@ -186,7 +186,8 @@ final class EventQueue: @unchecked Sendable {
     /// Part of a batch could not be written; the writer goes on. The first error is kept for `flush` and `close`.
     func lost(_ error: TraceStoreError, written: Int, of count: Int) {
         condition.lock()
-        if failure == nil { failure = error }
+        // Every event written one at a time after all: nothing was lost, and there is nothing to report.
+        if failure == nil && written < count { failure = error }
         committed += UInt64(written)
         lost += UInt64(count - written)
         if committed + lost >= enqueued { flushRequested = false }

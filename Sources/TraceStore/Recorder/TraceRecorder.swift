@@ -60,7 +60,6 @@ public final class TraceRecorder: TraceSink, Sendable {
             // One array for every batch: the writer allocates nothing per batch once it has grown.
             var batch: [TraceEvent] = []
             while queue.takeBatch(into: &batch) {
-                guard !batch.isEmpty else { continue }
                 do throws(TraceStoreError) {
                     try handle.writer.write(batch)
                     queue.committed(batch.count)
@@ -70,14 +69,24 @@ public final class TraceRecorder: TraceSink, Sendable {
                 } catch {
                     // The transaction rolled back over one event that cannot be written (a duplicate seq,
                     // a value too big): it must cost only itself. Write the batch again one event at a time.
+                    // A failure of the file while retrying stops the writer as above.
                     var written = 0
+                    var fileFailure: TraceStoreError?
                     for event in batch {
                         do throws(TraceStoreError) {
                             try handle.writer.write([event])
                             written += 1
+                        } catch where Self.concernsTheFile(error) {
+                            fileFailure = error
+                            break
                         } catch {}
                     }
-                    queue.lost(error, written: written, of: batch.count)
+                    if let fileFailure {
+                        queue.committed(written)
+                        queue.fail(fileFailure)
+                    } else {
+                        queue.lost(error, written: written, of: batch.count)
+                    }
                 }
             }
             queue.writerFinished()

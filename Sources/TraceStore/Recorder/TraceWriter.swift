@@ -87,10 +87,14 @@ final class TraceWriter {
         // in memory too, about 33 bytes per event at its peak. On disk, the sort's memory is bounded
         // by cache_size whatever the session's length (BENCHMARKS.md, "Recording memory").
         try db.execute("PRAGMA temp_store=FILE;")
+        // The end follows the last event recorded; one whose seq could not be stored (see `write`)
+        // was lost, and the end follows the last one written instead.
+        let endSeq = lastSeq < UInt64(Int64.max) - 1 ? lastSeq + 1
+            : UInt64(try db.scalar("SELECT max(seq) FROM events WHERE session = ?1", .integer(session)) ?? 0) + 1
         try transaction { () throws(TraceStoreError) in
-            try row(seq: lastSeq + 1, time: 0, kind: .sessionEnded)
+            try row(seq: endSeq, time: 0, kind: .sessionEnded)
             let end = try db.prepare("UPDATE sessions SET ended_at = ?1, last_seq = ?2 WHERE id = ?3")
-            try end.bind([.text(endedAt.traceTimestamp), .integer(Int64(lastSeq + 1)), .integer(session)])
+            try end.bind([.text(endedAt.traceTimestamp), .integer(Int64(endSeq)), .integer(session)])
             try end.run()
             try db.execute(TraceSchema.indexes)
         }
@@ -105,6 +109,10 @@ final class TraceWriter {
 
     private func write(_ event: TraceEvent) throws(TraceStoreError) {
         let seq = event.seq, time = event.time
+        // `seq` is stored as an SQLite integer: past Int64.max it cannot be, and must cost only this event.
+        guard seq < UInt64(Int64.max) else {
+            throw TraceStoreError(.invalidArgument, "event seq \(seq) is beyond what a trace stores (\(Int64.max - 1))")
+        }
         switch event.kind {
         case .ownerRegistered(let owner, let typeName, let label):
             try row(seq: seq, time: time, kind: .ownerRegistered, owner: owner,
