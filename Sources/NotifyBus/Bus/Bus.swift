@@ -348,7 +348,8 @@ public final class Bus: Sendable {
     public func removeObserver<M: BusMessage>(
         _ target: AnyObject, name: M.Type, object sender: AnyObject? = nil, file: String = #fileID, line: Int = #line
     ) {
-        let slotsName = state.withLock { $0.slots(for: M.self).name }
+        // The name its list was made with, without making a list for a type nobody observes.
+        let slotsName = state.withLock { $0.byType[ObjectIdentifier(M.self)]?.name } ?? M.name
         removeSelectors(of: target, named: slotsName, sender: sender, callSite: CallSite(file: file, line: line))
     }
 
@@ -851,10 +852,6 @@ extension Bus {
 
         /// The list of `type`'s observers, made on first use. The default `name`
         /// builds a string from the type at every call, so it is read once, here.
-        mutating func slots<M: BusMessage>(for type: M.Type) -> Slots {
-            slots(for: ObjectIdentifier(type), type)
-        }
-
         /// The list of the message type `type` (whose identity is `key`), made on first use.
         mutating func slots(for key: ObjectIdentifier, _ type: any BusMessage.Type) -> Slots {
             if let slots = byType[key] { return slots }
