@@ -5,6 +5,20 @@ import Foundation
 import NotifyBus
 import TraceStore
 
+if CommandLine.arguments.count == 3 && CommandLine.arguments[1] == "--replace-walk-body-while-running" {
+    // Misuse of the walk that calls its body unretained (RowWalk): replacing the body from
+    // inside it would free the running closure. It must stop at its precondition, not run on.
+    let reader = try TraceReader(path: CommandLine.arguments[2])
+    reader.walk.body = { _ in
+        reader.walk.body = nil
+        return true
+    }
+    let statement = try reader.db.prepare("SELECT seq FROM events WHERE \(RowWalk.name)(seq)")
+    while try statement.step() {}
+    FileHandle.standardOutput.write(Data("ran on\n".utf8))
+    exit(0)
+}
+
 let path = CommandLine.arguments[1]
 let recorder = try TraceRecorder(path: path, session: SessionInfo(name: "crash-child"), bufferCapacity: 4_096)
 let bus = Bus(sink: recorder)

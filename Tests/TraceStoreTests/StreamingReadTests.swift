@@ -127,6 +127,25 @@ import NotifyBus
         }
     }
 
+    /// The walk calls its body without retaining it (RowWalk, `@exclusivity(unchecked)`): a body
+    /// that replaced itself while running would free the closure that runs. A real process that
+    /// tries stops at the precondition instead of running on.
+    @Test func replacingTheWalkBodyWhileItRunsStopsTheProcess() throws {
+        let child = Process()
+        child.executableURL = productsDirectory().appendingPathComponent("trace-crash-child")
+        child.arguments = ["--replace-walk-body-while-running", fixture("demo")]
+        let out = Pipe(), err = Pipe()
+        child.standardOutput = out
+        child.standardError = err
+        try child.run()
+        child.waitUntilExit()
+        let printed = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let said = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(child.terminationReason == .uncaughtSignal)
+        #expect(!printed.contains("ran on"))
+        #expect(said.contains("cannot be replaced while it runs"))
+    }
+
     /// `observers --at` reads only the events that change the state: the state is that of folding every event.
     @Test(arguments: traces)
     func stateFromTheEventsThatChangeItEqualsFoldingEverything(trace: String) throws {

@@ -19,7 +19,7 @@ public final class TraceReader {
     public let path: String
     /// The file's schema version.
     public let schemaVersion: Int
-    let db: Database
+    package let db: Database
     /// Whether the file has the secondary indexes a closed (or finished) session builds;
     /// a killed recorder's file has none until `tracectl finish`.
     public let hasIndexes: Bool
