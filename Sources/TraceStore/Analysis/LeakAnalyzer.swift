@@ -288,8 +288,7 @@ public struct LeakAnalyzer {
         let added = TraceState.Observer(id: new, message: event.message, owner: owner, sender: event.sender,
                                         callSite: event.callSite ?? "?", addedAt: event.seq,
                                         kind: event.observerKind ?? .token, capture: event.capture, handler: event.handler)
-        let siblings = state.observers(ownedBy: owner)
-        if siblings.contains(where: { $0.message == added.message && $0.sender == added.sender }) {
+        if state.isRegistered(owner: owner, message: added.message, sender: added.sender) {
             findings.append(make(.duplicateRegistration, observer: added, seq: event.seq))
             return
         }
@@ -298,7 +297,7 @@ public struct LeakAnalyzer {
         let together = configuration.postedTogether.filter { $0.contains(message) }.reduce(into: Set<String>()) {
             $0.formUnion($1)
         }
-        if siblings.contains(where: { $0.handler == handler && $0.message != message && together.contains($0.message ?? "") }) {
+        if state.messages(handledBy: handler, ownedBy: owner).contains(where: { $0 != message && together.contains($0 ?? "") }) {
             findings.append(make(.duplicateRegistration, observer: added, seq: event.seq))
         }
     }

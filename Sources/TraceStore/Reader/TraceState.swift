@@ -58,6 +58,13 @@ public struct TraceState: Sendable {
     /// The registered observers' ids by owner: what the leak rules ask on every add and owner
     /// release, which a filter over all observers answered in time proportional to them.
     private var observersByOwner: [UInt64: Set<UInt64>] = [:]
+    /// Registered observers by (owner, message, sender), and the messages each (owner, handler)
+    /// observes: the duplicate-registration rule asks both on every add, which a look at each of
+    /// the owner's observers would make quadratic in a screen that piles them up.
+    private var registrations: [Registration: Int] = [:]
+    private var handled: [HandlerKey: [String?: Int]] = [:]
+    private struct Registration: Hashable { let owner: UInt64, message: String?, sender: UInt64? }
+    private struct HandlerKey: Hashable { let owner: UInt64, handler: String }
     public private(set) var owners: [UInt64: Owner] = [:]
     public private(set) var applicationState: ApplicationState = .notRunning
     /// The last event applied.
@@ -143,7 +150,11 @@ public struct TraceState: Sendable {
             observers[id] = Observer(id: id, message: event.message, owner: event.owner, sender: event.sender,
                                      callSite: event.callSite ?? "?", addedAt: event.seq,
                                      kind: event.observerKind ?? .token, capture: event.capture, handler: event.handler)
-            if let owner = event.owner { observersByOwner[owner, default: []].insert(id) }
+            if let owner = event.owner {
+                observersByOwner[owner, default: []].insert(id)
+                registrations[Registration(owner: owner, message: event.message, sender: event.sender), default: 0] += 1
+                if let handler = event.handler { handled[HandlerKey(owner: owner, handler: handler), default: [:]][event.message, default: 0] += 1 }
+            }
         case .observerRemoved:
             if let id = event.observer { forget(observer: id) }
         case .skipped:
@@ -194,10 +205,28 @@ public struct TraceState: Sendable {
         (observersByOwner[owner] ?? []).sorted().compactMap { observers[$0] }
     }
 
+    /// Whether `owner` has an observer registered for `message` from `sender`.
+    package func isRegistered(owner: UInt64, message: String?, sender: UInt64?) -> Bool {
+        registrations[Registration(owner: owner, message: message, sender: sender)] != nil
+    }
+
+    /// The messages `owner`'s observers with the handler named `handler` observe.
+    package func messages(handledBy handler: String, ownedBy owner: UInt64) -> Dictionary<String?, Int>.Keys {
+        (handled[HandlerKey(owner: owner, handler: handler)] ?? [:]).keys
+    }
+
     private mutating func forget(observer id: UInt64) {
         guard let removed = observers.removeValue(forKey: id), let owner = removed.owner else { return }
         observersByOwner[owner]?.remove(id)
         if observersByOwner[owner]?.isEmpty == true { observersByOwner[owner] = nil }
+        let registration = Registration(owner: owner, message: removed.message, sender: removed.sender)
+        registrations[registration] = registrations[registration].flatMap { $0 > 1 ? $0 - 1 : nil }
+        if let handler = removed.handler {
+            let key = HandlerKey(owner: owner, handler: handler)
+            var messages = handled.removeValue(forKey: key) ?? [:]
+            messages[removed.message] = messages[removed.message].flatMap { $0 > 1 ? $0 - 1 : nil }
+            if !messages.isEmpty { handled[key] = messages }
+        }
     }
 
     private mutating func release(_ owner: inout Owner, at seq: UInt64) {
