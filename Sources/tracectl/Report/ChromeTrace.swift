@@ -66,7 +66,9 @@ struct ChromeTrace {
                 pid = process[layout.order[..<index].lastIndex { $0.depth < depth }!]
             }
             process.append(pid)
-            let prefix = depth == 0 ? "" : String(repeating: "  ", count: depth - 1) + "↳ \(lane.label) · "
+            // Indented by depth up to eight levels: a chain of attachments as long as the trace would
+            // otherwise make names whose total length grows with its square.
+            let prefix = depth == 0 ? "" : String(repeating: "  ", count: min(depth - 1, 8)) + "↳ \(lane.label) · "
             func track(_ name: String) -> Int {
                 nextTid += 1
                 metadata("thread_name", pid: pid, tid: nextTid, [("name", .string(prefix + name))])

@@ -233,10 +233,15 @@ struct TimelineLayout {
         }
         var order: [(Timeline.Lane, Int)] = []
         var visited: Set<UInt64> = []
+        // Depth first with a stack of its own: a chain of attachments as long as the trace
+        // overflowed the thread's stack when each level was a call.
         func visit(_ lane: Timeline.Lane, _ depth: Int) {
-            guard visited.insert(lane.owner).inserted else { return }
-            order.append((lane, depth))
-            for child in children[lane.owner] ?? [] { visit(child, depth + 1) }
+            var pending = [(lane, depth)]
+            while let (lane, depth) = pending.popLast() {
+                guard visited.insert(lane.owner).inserted else { continue }
+                order.append((lane, depth))
+                for child in (children[lane.owner] ?? []).reversed() { pending.append((child, depth + 1)) }
+            }
         }
         for root in roots { visit(root, 0) }
         // Attachment cycles have no root: show what is left at the top level.
