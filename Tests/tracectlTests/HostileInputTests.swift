@@ -271,6 +271,14 @@ import Testing
         let overflow = try tracectl("sql", trace, "SELECT abs(-9223372036854775807 - 1)")
         #expect(overflow.status == 64, "\(overflow.stderr)")
         expectOneLine(overflow, containing: "integer overflow")
+        // In JSON, an error before the first row leaves no half-open list on standard output.
+        let overflowJSON = try tracectl("sql", trace, "SELECT abs(-9223372036854775807 - 1)", "--format", "json")
+        #expect(overflowJSON.status == 64, "\(overflowJSON.stderr)")
+        #expect(overflowJSON.stdout.isEmpty, "\(overflowJSON.stdout)")
+        // The message quotes the first statement whole, whatever its characters.
+        let accented = try tracectl("sql", trace, "SELECT 'café ☕' AS x; SELECT 2")
+        #expect(accented.status == 64, "\(accented.stderr)")
+        expectOneLine(accented, containing: "found another after `SELECT 'café ☕' AS x;`")
     }
 }
 
