@@ -15,6 +15,11 @@ public struct Timeline: Sendable {
     public struct Interval: Sendable, Hashable {
         public var start: UInt64
         public var end: UInt64
+
+        public init(start: UInt64, end: UInt64) {
+            self.start = start
+            self.end = end
+        }
     }
 
     /// An owner: a screen, or an object attached to one.

@@ -54,7 +54,7 @@ struct TimelineData {
             return messages.count - 1
         }
         let layout = TimelineLayout(timeline)
-        let (order, laneOf, rowEnds) = (layout.order, layout.laneOf, layout.rowEnds)
+        let (order, laneOf, rowCounts) = (layout.order, layout.laneOf, layout.rowCounts)
         let (observerRows, observerIndex) = (layout.observerRows, layout.observerIndex)
 
         var postIndex: [UInt64: Int] = [:]
@@ -68,7 +68,7 @@ struct TimelineData {
             let fields: [(String, JSON)] = [
                 ("label", .string(lane.label)), ("type", .string(lane.type)), ("owner", .from(lane.owner)),
                 ("depth", .int(Int64(depth))), ("screen", .bool(lane.isScreen)),
-                ("rows", .int(Int64(rowEnds[index]?.count ?? 0))),
+                ("rows", .int(Int64(rowCounts[index] ?? 0))),
                 ("registered", .from(lane.registeredAt)),
                 ("visible", .array(lane.visible.flatMap { [JSON.from($0.start), .from($0.end)] })),
                 ("hierarchy", .array(lane.inHierarchy.flatMap { [JSON.from($0.start), .from($0.end)] })),
@@ -179,8 +179,8 @@ struct TimelineLayout {
     let order: [(lane: Timeline.Lane, depth: Int)]
     /// A lane's index by owner id.
     let laneOf: [UInt64: Int]
-    /// Per lane index (-1: observers without a shown owner), the end of each row's last observer.
-    let rowEnds: [Int: [UInt64]]
+    /// Per lane index (-1: observers without a shown owner), how many rows of observers it has.
+    let rowCounts: [Int: Int]
     /// Per observer, in the timeline's order: its lane index (-1 when none) and row.
     let observerRows: [(lane: Int, row: Int)]
     /// An observer's index in the timeline by id.
@@ -190,20 +190,19 @@ struct TimelineLayout {
         order = Self.laneOrder(timeline)
         var laneOf: [UInt64: Int] = [:]
         for (index, entry) in order.enumerated() { laneOf[entry.lane.owner] = index }
-        var rowEnds: [Int: [UInt64]] = [:]
+        var packers: [Int: RowPacker] = [:]
         var observerRows: [(lane: Int, row: Int)] = []
+        observerRows.reserveCapacity(timeline.observers.count)
         var observerIndex: [UInt64: Int] = [:]
+        observerIndex.reserveCapacity(timeline.observers.count)
         for (index, observer) in timeline.observers.enumerated() {
             observerIndex[observer.id] = index
             let lane = observer.owner.flatMap { laneOf[$0] } ?? -1
-            var ends = rowEnds[lane, default: []]
-            let row = ends.firstIndex { $0 <= observer.interval.start } ?? ends.count
-            if row == ends.count { ends.append(observer.interval.end) } else { ends[row] = observer.interval.end }
-            rowEnds[lane] = ends
+            let row = packers[lane, default: RowPacker()].place(observer.interval)
             observerRows.append((lane, row))
         }
         self.laneOf = laneOf
-        self.rowEnds = rowEnds
+        self.rowCounts = packers.mapValues(\.count)
         self.observerRows = observerRows
         self.observerIndex = observerIndex
     }
@@ -247,5 +246,82 @@ struct TimelineLayout {
         // Attachment cycles have no root: show what is left at the top level.
         for lane in timeline.lanes where shown.contains(lane.owner) && !visited.contains(lane.owner) { visit(lane, 0) }
         return order
+    }
+}
+
+/// Packs intervals into rows where none overlaps the next: each interval, given in order of start,
+/// goes to the lowest-numbered row whose last interval ended by its start, or to a new row.
+///
+/// Because starts never decrease, a row that is free for one interval stays free for every
+/// later one until it is given out: rows move from `busy` (by end) to `free` (by number) once,
+/// so placing *n* intervals takes O(*n* log *n*) however many rows are open at once (searching the
+/// rows in turn took 5.7 s for 100 000 observers alive together on one screen).
+struct RowPacker {
+    /// Rows given out so far.
+    private(set) var count = 0
+    private var busy = MinHeap<BusyRow>()
+    private var free = MinHeap<Int>()
+    private var lastStart: UInt64 = 0
+
+    private struct BusyRow: Comparable {
+        var end: UInt64
+        var row: Int
+        static func < (a: BusyRow, b: BusyRow) -> Bool { (a.end, a.row) < (b.end, b.row) }
+    }
+
+    /// The row of `interval`, whose start is not before any interval placed earlier.
+    mutating func place(_ interval: Timeline.Interval) -> Int {
+        assert(interval.start >= lastStart, "intervals are placed in order of start")
+        lastStart = interval.start
+        while let top = busy.min, top.end <= interval.start {
+            _ = busy.popMin()
+            free.push(top.row)
+        }
+        let row: Int
+        if let reused = free.popMin() {
+            row = reused
+        } else {
+            row = count
+            count += 1
+        }
+        busy.push(BusyRow(end: interval.end, row: row))
+        return row
+    }
+}
+
+/// A binary min-heap.
+struct MinHeap<Element: Comparable> {
+    private var items: [Element] = []
+
+    var min: Element? { items.first }
+    var isEmpty: Bool { items.isEmpty }
+
+    mutating func push(_ element: Element) {
+        items.append(element)
+        var child = items.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard items[child] < items[parent] else { break }
+            items.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    mutating func popMin() -> Element? {
+        guard let first = items.first else { return nil }
+        let last = items.removeLast()
+        guard !items.isEmpty else { return first }
+        items[0] = last
+        var parent = 0
+        while true {
+            let left = 2 * parent + 1, right = left + 1
+            var smallest = parent
+            if left < items.count && items[left] < items[smallest] { smallest = left }
+            if right < items.count && items[right] < items[smallest] { smallest = right }
+            guard smallest != parent else { break }
+            items.swapAt(parent, smallest)
+            parent = smallest
+        }
+        return first
     }
 }
