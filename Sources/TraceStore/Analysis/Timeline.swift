@@ -99,12 +99,51 @@ public struct Timeline: Sendable {
     public static func build(_ reader: TraceReader, session id: Int64) throws -> Timeline {
         let session = try reader.session(id)
         let findings = try LeakAnalyzer.analyze(reader, session: session.id)
-        var builder = Builder()
-        try reader.forEachEvent(session: session.id) { event in
-            builder.consume(event)
-            return true
+        // Deliveries and posts, most of a session, are taken as integers inside SQLite's loop and
+        // never become events; the rest come back as events for the fold. No payloads: nothing here
+        // shows them.
+        let box = BuilderBox()
+        let (sql, values) = reader.eventQuery(session: session.id, filter: EventFilter(), payloads: false,
+                                              condition: "\(RowWalk.name)(e.seq, e.kind, e.observer, e.post, e.message, e.parent)")
+        let statement = try reader.db.prepare(sql)
+        try statement.bind(values)
+        let cursor = EventCursor(statement: statement, session: session.id, strings: reader.strings, path: reader.path)
+        let delivered = Int64(EventKind.delivered.rawValue), posted = Int64(EventKind.posted.rawValue)
+        // Posts that change the application state go through the fold, which keeps that state.
+        let stateMessages = Set(TraceState.applicationStateMessages.compactMap(reader.stringID))
+        var names: [Int64: String] = [:]
+        reader.walk.body = { row in
+            let signedSeq = row.int64(0)
+            // A negative seq is refused by the cursor, with the file's name.
+            guard signedSeq >= 0 else { return true }
+            switch row.int64(1) {
+            case delivered:
+                guard let observer = row.id(2) else { return true }
+                box.builder.delivered(seq: UInt64(signedSeq), post: row.id(3) ?? 0, observer: observer)
+                return false
+            case posted:
+                guard let post = row.id(3), let message = row.optional(4), !stateMessages.contains(message) else { return true }
+                let name: String
+                if let known = names[message] {
+                    name = known
+                } else {
+                    name = reader.string(message) ?? "?"
+                    names[message] = name
+                }
+                box.builder.posted(seq: UInt64(signedSeq), post: post, message: name, parent: row.id(5))
+                return false
+            default:
+                return true
+            }
         }
-        return builder.finish(session: session, groups: FindingGroup.groups(of: findings))
+        defer { reader.walk.body = nil }
+        while let event = try cursor.next() { box.builder.consume(event) }
+        return box.builder.finish(session: session, groups: FindingGroup.groups(of: findings))
+    }
+
+    /// The builder, where the walk's body can change it in place.
+    private final class BuilderBox {
+        var builder = Builder()
     }
 
     /// The fold that builds a timeline; one event at a time.
@@ -119,6 +158,18 @@ public struct Timeline: Sendable {
         private var posts: [Post] = []
         private var deliveries: [Delivery] = []
         private var last: UInt64 = 0
+
+        /// A delivery the walk took as integers: what ``consume(_:)`` does with one.
+        mutating func delivered(seq: UInt64, post: UInt64, observer: UInt64) {
+            last = seq
+            deliveries.append(Delivery(seq: seq, post: post, observer: observer, outcome: .delivered))
+        }
+
+        /// A post of a message that does not change the application state, taken as integers.
+        mutating func posted(seq: UInt64, post: UInt64, message: String, parent: UInt64?) {
+            last = seq
+            posts.append(Post(seq: seq, post: post, message: message, parent: parent))
+        }
 
         mutating func consume(_ event: RecordedEvent) {
             last = event.seq

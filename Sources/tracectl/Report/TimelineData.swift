@@ -29,6 +29,24 @@ final class ScriptData {
     }
 
     static func += (sink: inout ScriptData, text: String) { sink.write(text) }
+
+    /// A number in decimal, straight into the page: digits and a sign cannot close the element.
+    func number(_ value: UInt64) {
+        out.append(value)
+        afterLess = false
+    }
+
+    func number(_ value: Int) {
+        out.append(Int64(value))
+        afterLess = false
+    }
+
+    /// One byte of punctuation that is neither `<` nor `/`.
+    func punctuation(_ byte: UInt8) {
+        assert(byte != UInt8(ascii: "<") && byte != UInt8(ascii: "/"))
+        out.append(byte)
+        afterLess = false
+    }
 }
 
 /// The timeline as the compact JSON its page reads: lanes in tree order, observers packed into
@@ -39,7 +57,13 @@ struct TimelineData {
     let describe: (LeakFinding) -> String
 
     /// Outcome codes in the `deliveries` array.
-    static let outcomeCodes: [DeliveryOutcome: Int] = [.delivered: 0, .skipped: 1, .trapped: 2]
+    static func outcomeCode(_ outcome: DeliveryOutcome) -> Int {
+        switch outcome {
+        case .delivered: 0
+        case .skipped: 1
+        case .trapped: 2
+        }
+    }
 
     /// Writes the JSON into `out`, as it is made: the page never holds it as one string.
     func render(to sink: ScriptData) {
@@ -87,11 +111,19 @@ struct TimelineData {
             return strings.count - 1
         }
         let observers = timeline.observers
-        func column<Value: BinaryInteger>(_ name: String, _ values: [Value]) {
+        func column(_ name: String, _ values: [UInt64]) {
             out += "\"\(name)\":["
             for (index, value) in values.enumerated() {
-                if index > 0 { out += "," }
-                out += String(value)
+                if index > 0 { out.punctuation(UInt8(ascii: ",")) }
+                out.number(value)
+            }
+            out += "]"
+        }
+        func column(_ name: String, _ values: [Int]) {
+            out += "\"\(name)\":["
+            for (index, value) in values.enumerated() {
+                if index > 0 { out.punctuation(UInt8(ascii: ",")) }
+                out.number(value)
             }
             out += "]"
         }
@@ -115,21 +147,41 @@ struct TimelineData {
         out += "}"
         // Flat arrays: [seq, message, parent post index or -1] per post.
         out += ",\"posts\":["
+        postIndex.reserveCapacity(timeline.posts.count)
+        let comma = UInt8(ascii: ",")
         for (index, post) in timeline.posts.enumerated() {
-            if index > 0 { out += "," }
+            if index > 0 { out.punctuation(comma) }
             postIndex[post.post] = index
             let parent = post.parent.flatMap { postIndex[$0] } ?? -1
-            out += "\(post.seq),\(intern(post.message)),\(parent)"
+            out.number(post.seq)
+            out.punctuation(comma)
+            out.number(intern(post.message))
+            out.punctuation(comma)
+            out.number(parent)
         }
         // [seq, observer index, outcome code, post index or -1] per delivery.
         out += "],\"deliveries\":["
         var first = true
+        // Deliveries follow their post: the last one looked up is usually the one.
+        var lastPost: (id: UInt64, index: Int)?
         for delivery in timeline.deliveries {
             guard let observer = observerIndex[delivery.observer] else { continue }
-            if !first { out += "," }
+            if !first { out.punctuation(comma) }
             first = false
-            let post = postIndex[delivery.post] ?? -1
-            out += "\(delivery.seq),\(observer),\(Self.outcomeCodes[delivery.outcome] ?? 0),\(post)"
+            let post: Int
+            if let lastPost, lastPost.id == delivery.post {
+                post = lastPost.index
+            } else {
+                post = postIndex[delivery.post] ?? -1
+                lastPost = (delivery.post, post)
+            }
+            out.number(delivery.seq)
+            out.punctuation(comma)
+            out.number(observer)
+            out.punctuation(comma)
+            out.number(Self.outcomeCode(delivery.outcome))
+            out.punctuation(comma)
+            out.number(post)
         }
         // Groups, each with its findings column by column.
         out += "],\"groups\":["
