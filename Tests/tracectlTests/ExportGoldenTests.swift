@@ -63,6 +63,24 @@ import TraceStore
     }
 }
 
+extension ExportGoldenTests {
+    /// Observers' indexes by id agree with a dictionary filled in order, dense ids or far apart,
+    /// repeated or missing.
+    @Test func observerIndexIsADictionaryOfTheLastIndex() {
+        var generator = SplitMix(seed: 0x1D5)
+        let cases: [[UInt64]] = [[], [1, 2, 3], [3, 1, 3, 2], [0, UInt64.max, 7], [1, 1 << 40]]
+            + (0..<50).map { round in (0..<(round * 3)).map { _ in generator.next() % (round % 2 == 0 ? 64 : UInt64.max) } }
+        for ids in cases {
+            var expected: [UInt64: Int] = [:]
+            for (index, id) in ids.enumerated() { expected[id] = index }
+            let index = ObserverIndex(ids)
+            for id in Set(ids).union([0, 1, 2, 63, 64, 1 << 40, UInt64.max]) {
+                #expect(index[id] == expected[id], "\(ids): \(id)")
+            }
+        }
+    }
+}
+
 /// A small deterministic generator, so a failure repeats.
 private struct SplitMix {
     var state: UInt64

@@ -98,52 +98,54 @@ public struct Timeline: Sendable {
     /// - Complexity: O(*n*) in the session's events, plus the leak analysis.
     public static func build(_ reader: TraceReader, session id: Int64) throws -> Timeline {
         let session = try reader.session(id)
-        let findings = try LeakAnalyzer.analyze(reader, session: session.id)
-        // Deliveries and posts, most of a session, are taken as integers inside SQLite's loop and
-        // never become events; the rest come back as events for the fold. No payloads: nothing here
-        // shows them.
-        let box = BuilderBox()
-        let (sql, values) = reader.eventQuery(session: session.id, filter: EventFilter(), payloads: false,
-                                              condition: "\(RowWalk.name)(e.seq, e.kind, e.observer, e.post, e.message, e.parent)")
-        let statement = try reader.db.prepare(sql)
-        try statement.bind(values)
-        let cursor = EventCursor(statement: statement, session: session.id, strings: reader.strings, path: reader.path)
-        let delivered = Int64(EventKind.delivered.rawValue), posted = Int64(EventKind.posted.rawValue)
-        // Posts that change the application state go through the fold, which keeps that state.
-        let stateMessages = Set(TraceState.applicationStateMessages.compactMap(reader.stringID))
-        var names: [Int64: String] = [:]
-        reader.walk.body = { row in
-            let signedSeq = row.int64(0)
-            // A negative seq is refused by the cursor, with the file's name.
-            guard signedSeq >= 0 else { return true }
-            switch row.int64(1) {
-            case delivered:
-                guard let observer = row.id(2) else { return true }
-                box.builder.delivered(seq: UInt64(signedSeq), post: row.id(3) ?? 0, observer: observer)
-                return false
-            case posted:
-                guard let post = row.id(3), let message = row.optional(4), !stateMessages.contains(message) else { return true }
-                let name: String
-                if let known = names[message] {
-                    name = known
-                } else {
-                    name = reader.string(message) ?? "?"
-                    names[message] = name
-                }
-                box.builder.posted(seq: UInt64(signedSeq), post: post, message: name, parent: row.id(5))
-                return false
-            default:
-                return true
-            }
-        }
-        defer { reader.walk.body = nil }
-        while let event = try cursor.next() { box.builder.consume(event) }
-        return box.builder.finish(session: session, groups: FindingGroup.groups(of: findings))
+        var configuration = LeakAnalyzer.Configuration(rules: Set(LeakRule.allCases))
+        if let semantics = session.selectorSemantics { configuration.selectorSemantics = semantics }
+        let companion = Companion(reader)
+        let findings = try LeakAnalyzer.analyze(reader, session: session.id, configuration: configuration, companion: companion)
+        return companion.builder.finish(session: session, groups: FindingGroup.groups(of: findings))
     }
 
-    /// The builder, where the walk's body can change it in place.
-    private final class BuilderBox {
+    /// The timeline's side of the leak analysis's walk: deliveries and posts, most of a session,
+    /// taken as integers inside SQLite's loop (they never become events); the rest folded as
+    /// events. Posts that change the application state go through the fold, which keeps that state.
+    private final class Companion: SessionWalkCompanion {
         var builder = Builder()
+        private let reader: TraceReader
+        private let stateMessages: Set<Int64>
+        private var names: [Int64: String] = [:]
+        private let delivered = Int64(EventKind.delivered.rawValue), posted = Int64(EventKind.posted.rawValue)
+
+        init(_ reader: TraceReader) {
+            self.reader = reader
+            stateMessages = Set(TraceState.applicationStateMessages.compactMap(reader.stringID))
+        }
+
+        func take(_ row: WalkRow) -> Bool {
+            let signedSeq = row.int64(0)
+            // A negative seq is refused by the cursor, with the file's name.
+            guard signedSeq >= 0 else { return false }
+            switch row.int64(1) {
+            case delivered:
+                guard let observer = row.id(2) else { return false }
+                builder.delivered(seq: UInt64(signedSeq), post: row.id(4) ?? 0, observer: observer)
+                return true
+            case posted:
+                guard let post = row.id(4), let message = row.optional(3), !stateMessages.contains(message) else { return false }
+                builder.posted(seq: UInt64(signedSeq), post: post, message: name(message), parent: row.id(5))
+                return true
+            default:
+                return false
+            }
+        }
+
+        func consume(_ event: RecordedEvent) { builder.consume(event) }
+
+        private func name(_ id: Int64) -> String {
+            if let known = names[id] { return known }
+            let name = reader.string(id) ?? "?"
+            names[id] = name
+            return name
+        }
     }
 
     /// The fold that builds a timeline; one event at a time.
