@@ -86,11 +86,20 @@ public struct ReplayReport: Sendable {
             if !hasRight { rightDone = true }
             // The common case of equal behaviour, decided on the rendered bytes: the same
             // reaction on both sides, nothing pending, no earlier line of that text waiting
-            // on either side. Only the context remembers it.
-            if hasLeft && hasRight && !leftSide.isStimulus && !rightSide.isStimulus && all.isInStep
-                && Self.sameBytes(leftSide.bytes, rightSide.bytes) && (reactions.isBalanced || !reactions.holds(leftSide.bytes)) {
-                all.matchedInStep(seq: leftSide.seq, bytes: leftSide.bytes)
-                continue
+            // on either side; or the same stimulus on both sides with no stimulus pending.
+            // Only the contexts remember it.
+            if hasLeft && hasRight && leftSide.isStimulus == rightSide.isStimulus && all.isInStep
+                && Self.sameBytes(leftSide.bytes, rightSide.bytes) {
+                if !leftSide.isStimulus {
+                    if reactions.isBalanced || !reactions.holds(leftSide.bytes) {
+                        all.matchedInStep(seq: leftSide.seq, isStimulus: false, bytes: leftSide.bytes)
+                        continue
+                    }
+                } else if stimuli.isInStep {
+                    all.matchedInStep(seq: leftSide.seq, isStimulus: true, bytes: leftSide.bytes)
+                    stimuli.matchedInStep(seq: leftSide.seq, isStimulus: true, bytes: leftSide.bytes)
+                    continue
+                }
             }
             // Lines are made only for what keeps them: the aligners until they have shown all
             // they show, the stimuli, and reactions left waiting for the other side.
@@ -198,9 +207,9 @@ public struct ReplayReport: Sendable {
         /// Whether the sides parted and both have shown all the lines they show: lines change nothing.
         var isFull: Bool { diverged && expected.count >= shown && actual.count >= shown }
 
-        /// A reaction both sides had in step (``isInStep``): what `add` does with two equal lines.
-        mutating func matchedInStep(seq: UInt64, bytes: [UInt8]) {
-            if !diverged { context.add(seq: seq, isStimulus: false, bytes: bytes) }
+        /// A line both sides had in step (``isInStep``): what `add` does with two equal lines.
+        mutating func matchedInStep(seq: UInt64, isStimulus: Bool, bytes: [UInt8]) {
+            if !diverged { context.add(seq: seq, isStimulus: isStimulus, bytes: bytes) }
         }
 
         /// The lines shown from the divergence on, per side.
