@@ -28,7 +28,8 @@ final class TraceWriter {
 
         static func == (a: PayloadBytes, b: PayloadBytes) -> Bool {
             a.type == b.type && a.bytes.count == b.bytes.count
-                && a.bytes.withUnsafeBytes { x in b.bytes.withUnsafeBytes { y in x.elementsEqual(y) } }
+                && a.bytes.withUnsafeBytes { x in b.bytes.withUnsafeBytes { y in
+                    x.isEmpty || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0 } }
         }
     }
     /// The bytes of the message being written: a key that is found needs no array of its own.
