@@ -232,6 +232,41 @@ struct PayloadDecoder {
         return Unsure()
     }
 
+    static func bool(_ value: Value) -> Bool? {
+        if case .bool(let flag) = value { return flag }
+        return nil
+    }
+
+    static func string(_ value: Value) -> String? {
+        if case .string(let text) = value { return text }
+        return nil
+    }
+
+    static func double(_ value: Value) -> Double? {
+        switch value {
+        case .number(let text):
+            guard let number = Double(text), number.isFinite else { return nil }
+            return number
+        case .string(let text):
+            switch text {
+            case PayloadCoding.nan: return .nan
+            case PayloadCoding.infinity: return .infinity
+            case PayloadCoding.negativeInfinity: return -.infinity
+            default: return nil
+            }
+        default:
+            return nil
+        }
+    }
+
+    /// Integers from integer literals only: JSONDecoder's handling of "1.0" or "1e2" is its own.
+    static func integer<I: FixedWidthInteger>(_ value: Value, as type: I.Type) -> I? {
+        guard case .number(let text) = value,
+              !text.utf8.contains(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") })
+        else { return nil }
+        return I(text)
+    }
+
     /// A value as one of the primitive types, or `nil` when JSONDecoder might answer otherwise.
     static func primitive<T>(_ value: Value, as type: T.Type) -> T? {
         switch value {
@@ -344,20 +379,25 @@ struct PayloadDecoder {
             return false
         }
 
-        func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try value(type, key) }
-        func decode(_ type: String.Type, forKey key: Key) throws -> String { try value(type, key) }
-        func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try value(type, key) }
-        func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try value(type, key) }
-        func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try value(type, key) }
-        func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try value(type, key) }
-        func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try value(type, key) }
-        func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try value(type, key) }
-        func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try value(type, key) }
-        func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try value(type, key) }
-        func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try value(type, key) }
-        func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try value(type, key) }
-        func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try value(type, key) }
-        func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try value(type, key) }
+        // The primitives without a dynamic cast or a coding path: nearly every call is one of these.
+        private func answer<T>(_ found: T?) throws -> T {
+            guard let found else { throw PayloadDecoder.unsure(context) }
+            return found
+        }
+        func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try answer(PayloadDecoder.bool(try member(key))) }
+        func decode(_ type: String.Type, forKey key: Key) throws -> String { try answer(PayloadDecoder.string(try member(key))) }
+        func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try answer(PayloadDecoder.double(try member(key))) }
+        func decode(_ type: Float.Type, forKey key: Key) throws -> Float { throw PayloadDecoder.unsure(context) }
+        func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try answer(PayloadDecoder.integer(try member(key), as: type)) }
+        func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try answer(PayloadDecoder.integer(try member(key), as: type)) }
+        func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try answer(PayloadDecoder.integer(try member(key), as: type)) }
+        func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try answer(PayloadDecoder.integer(try member(key), as: type)) }
+        func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try answer(PayloadDecoder.integer(try member(key), as: type)) }
+        func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try answer(PayloadDecoder.integer(try member(key), as: type)) }
+        func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try answer(PayloadDecoder.integer(try member(key), as: type)) }
+        func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try answer(PayloadDecoder.integer(try member(key), as: type)) }
+        func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try answer(PayloadDecoder.integer(try member(key), as: type)) }
+        func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try answer(PayloadDecoder.integer(try member(key), as: type)) }
         func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try value(type, key) }
 
         private func value<T: Decodable>(_ type: T.Type, _ key: Key) throws -> T {
