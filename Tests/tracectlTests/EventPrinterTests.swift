@@ -37,6 +37,24 @@ import Testing
         #expect(text == expected)
     }
 
+    /// The time column copied from the last one written when the millisecond repeats: runs of equal
+    /// milliseconds, a tie in between, other widths, and across a buffer's flush.
+    @Test func repeatedMillisecondsAreWrittenAgain() throws {
+        var times: [UInt64] = []
+        var now: UInt64 = 43_817_000_000
+        for step in 0..<60_000 {
+            now += UInt64(step % 7) * 150_000
+            times.append(now)
+            if step % 1_000 == 0 { times.append(now / 1_000_000 * 1_000_000 + 500_000) }
+        }
+        for width in [10, 3, 16] {
+            let text = try written { out in
+                for time in times { out.appendSeconds(time, width: width); out.endLine() }
+            }
+            #expect(text == times.map { seconds($0).leftPadded(width) + "\n" }.joined(), "width \(width)")
+        }
+    }
+
     /// Padded numbers as `String.leftPadded` pads them, numbers wider than the column included.
     @Test func paddedNumbersAreLeftPaddedStrings() throws {
         var generator = SystemRandomNumberGenerator()

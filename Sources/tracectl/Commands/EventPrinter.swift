@@ -184,6 +184,8 @@ final class EventPrinter {
     let format: OutputFormat
     /// Whether an object was written (JSON: the separator before the next).
     @exclusivity(unchecked) private var first = true
+    /// How many more events `--limit` lets the printer write; counted by the caller.
+    @exclusivity(unchecked) var remaining = Int.max
 
     init(strings: [Int64: String], format: OutputFormat, style: Style, to out: Output) {
         self.strings = strings

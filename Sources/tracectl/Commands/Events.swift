@@ -96,18 +96,18 @@ extension TraceCtl {
                     // Every event (of a seq range): one walk in order. Deliveries, most of a large
                     // trace, are printed inside SQLite's loop; registrations come back with the other
                     // rows, always before the deliveries that name them.
-                    var left = limit ?? Int.max
-                    if left > 0 {
+                    printer.remaining = limit ?? Int.max
+                    if printer.remaining > 0 {
                         try reader.forEachEventRow(session: session.id, filter: filter, deliveries: { row in
                             printer.write(row)
-                            left -= 1
-                            return left > 0
+                            printer.remaining -= 1
+                            return printer.remaining > 0
                         }, rows: { row, wanted in
                             printer.learn(row)
                             guard wanted else { return true }
                             printer.write(row)
-                            left -= 1
-                            return left > 0
+                            printer.remaining -= 1
+                            return printer.remaining > 0
                         })
                     }
                 }

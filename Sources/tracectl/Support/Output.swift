@@ -200,6 +200,31 @@ final class Output {
             return
         }
         let milliseconds = nanoseconds / 1_000_000 + (remainder > 500_000 ? 1 : 0)
+        // Events come in time order, many in the same millisecond: the last column written is copied.
+        if milliseconds == lastSeconds.milliseconds, width == lastSeconds.width, count + 16 <= capacity {
+            withUnsafeBytes(of: lastSeconds.bytes) { (buffer + count).update(from: $0.baseAddress!.assumingMemoryBound(to: UInt8.self), count: 16) }
+            count += lastSeconds.count
+            return
+        }
+        // Room for the whole column first, so that `start` stays where it was written.
+        guard width <= 32 else { return writeSeconds(milliseconds, width: width) }
+        if count + 64 > capacity { flush() }
+        let start = count
+        writeSeconds(milliseconds, width: width)
+        if count - start <= 16 {
+            // Copied as 16 bytes: the buffer has room for them whenever a copy is made (checked above).
+            lastSeconds.milliseconds = milliseconds
+            lastSeconds.width = width
+            lastSeconds.count = count - start
+            withUnsafeMutableBytes(of: &lastSeconds.bytes) { $0.baseAddress!.copyMemory(from: buffer + start, byteCount: count - start) }
+        }
+    }
+
+    /// The last time column ``appendSeconds(_:width:)`` wrote: its milliseconds, width and bytes.
+    @exclusivity(unchecked) private var lastSeconds = (milliseconds: UInt64.max, width: 0, count: 0, bytes: (UInt64(0), UInt64(0)))
+
+    /// `milliseconds` as seconds with three decimals and `s`, right-aligned in `width` columns.
+    @inline(__always) private func writeSeconds(_ milliseconds: UInt64, width: Int) {
         let whole = milliseconds / 1000, fraction = Int(milliseconds % 1000)
         append(whole, width: width - 5)   // then "." + three digits + "s"
         if count + 5 > capacity { flush() }
