@@ -6,8 +6,9 @@
 #
 # TARGETs: scenario (Scenario.parse, then the scenario run through the lifecycle model),
 # trace (a mutated trace file, or a real one with rows changed through SQL, through
-# TraceReader, the TraceState fold, LeakAnalyzer, stats, the timeline and the verifier), bridge (FoundationBridge on hostile userInfo, recorded into a trace file).
-# Default: all three, one after the other.
+# TraceReader, the TraceState fold, LeakAnalyzer, stats, the timeline and the verifier), bridge (FoundationBridge on hostile userInfo, recorded into a trace file),
+# payload (recorded payloads decoded by MessageRegistry, differentially against JSONDecoder).
+# Default: all four, one after the other.
 #
 # Work files live in .build-fuzz/ (gitignored): corpus/TARGET grows across runs, seeded
 # from Examples/, Tests/Fixtures/ and Fuzz/seeds/; findings/TARGET holds crash inputs;
@@ -29,26 +30,27 @@ seconds=600
 reproduce=0
 targets=()
 
-usage() { sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 64; }
+usage() { sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 64; }
 
 while [ $# -gt 0 ]; do
     case "$1" in
         -t) [ $# -ge 2 ] || usage; seconds=$2; shift 2 ;;
         --reproduce) reproduce=1; shift ;;
         -h|--help) usage ;;
-        scenario|trace|bridge) targets+=("$1"); shift ;;
+        scenario|trace|bridge|payload) targets+=("$1"); shift ;;
         *) if [ "$reproduce" = 1 ] && [ ${#targets[@]} -ge 1 ]; then break; fi
            echo "fuzz.sh: unknown target or option '$1'" >&2; exit 64 ;;
     esac
 done
 case "$seconds" in ''|*[!0-9]*) echo "fuzz.sh: -t takes whole seconds, not '$seconds'" >&2; exit 64 ;; esac
-[ ${#targets[@]} -gt 0 ] || targets=(scenario trace bridge)
+[ ${#targets[@]} -gt 0 ] || targets=(scenario trace bridge payload)
 
 binary() {
     case "$1" in
         scenario) echo FuzzScenario ;;
         trace) echo FuzzTraceReader ;;
         bridge) echo FuzzBridge ;;
+        payload) echo FuzzPayload ;;
     esac
 }
 
@@ -78,6 +80,7 @@ seed() {
         scenario) cp "$root"/Examples/*.json "$root"/Fuzz/seeds/scenario/* "$corpus"/ ;;
         trace) find "$root/Tests/Fixtures" -name '*.trace' -exec cp {} "$corpus"/ \; ; cp "$root"/Fuzz/seeds/trace/* "$corpus"/ ;;
         bridge) cp "$root"/Fuzz/seeds/bridge/* "$corpus"/ ;;
+        payload) cp "$root"/Fuzz/seeds/payload/* "$corpus"/ ;;
     esac
 }
 
@@ -93,6 +96,7 @@ for target in "${targets[@]}"; do
         scenario) options+=(-max_len=8192 -dict="$root/Fuzz/seeds/scenario.dict") ;;
         trace) options+=(-max_len=131072) ;;
         bridge) options+=(-max_len=4096) ;;
+        payload) options+=(-max_len=4096) ;;
     esac
     echo "fuzz.sh: $target for ${seconds}s (log: $log)" >&2
     started="$work/logs/$target.started"

@@ -34,6 +34,13 @@ let package = Package(
             dependencies: [.product(name: "TraceStore", package: "NotifyBus"), .product(name: "NotifyBus", package: "NotifyBus")],
             swiftSettings: fuzzerFlags
         ),
+        // Recorded payloads decoded by MessageRegistry (NotifyBus's own JSON reader, JSONDecoder
+        // when it cannot answer) against JSONDecoder alone: the two must agree on every input.
+        .executableTarget(
+            name: "FuzzPayload",
+            dependencies: [.product(name: "TraceStore", package: "NotifyBus"), .product(name: "NotifyBus", package: "NotifyBus")],
+            swiftSettings: fuzzerFlags
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
