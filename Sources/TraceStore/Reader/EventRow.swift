@@ -37,19 +37,29 @@ package struct StatementEventRow: EventRow {
 }
 
 /// A delivery (`delivered`, `skipped`, `enqueued`) read inside SQLite's loop from the arguments
-/// of `notifybus_walk(...)`: sequence number, time, kind, and the observer and post; every
-/// other column reads as NULL, as ``EventCursor`` leaves them for these kinds.
+/// of `notifybus_walk(...)`: sequence number, time, kind, observer and post (``argument(_:)``);
+/// every other column reads as NULL, as ``EventCursor`` leaves them for these kinds.
 package struct DeliveryEventRow: EventRow {
     let row: WalkRow
     package let kind: EventKind
-    /// The arguments the walk passes: the columns up to ``EventColumn/post``.
-    static let arguments = Int(EventColumn.post.rawValue) + 1
+
+    /// The argument that carries `column`, in the order the printing walk passes them.
+    @inline(__always) static func argument(_ column: EventColumn) -> Int? {
+        switch column {
+        case .seq: 0
+        case .time: 1
+        case .kind: 2
+        case .observer: 3
+        case .post: 4
+        default: nil
+        }
+    }
 
     @inline(__always) package func int64(_ column: EventColumn) -> Int64 {
-        Int(column.rawValue) < Self.arguments ? row.int64(Int(column.rawValue)) : 0
+        Self.argument(column).map(row.int64) ?? 0
     }
     @inline(__always) package func isNull(_ column: EventColumn) -> Bool {
-        Int(column.rawValue) < Self.arguments ? row.optional(Int(column.rawValue)) == nil : true
+        Self.argument(column).map { row.optional($0) == nil } ?? true
     }
     package func bytes(_ column: EventColumn) -> UnsafeBufferPointer<UInt8>? { nil }
 }
