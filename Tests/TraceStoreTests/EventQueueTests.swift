@@ -92,4 +92,74 @@ import Testing
         #expect(throws: TraceStoreError.self) { try queue.flush() }
         #expect(queue.counts.enqueued == 2)
     }
+
+    /// `close()` while a poster waits for space and the writer is slow: the writer drains, the
+    /// poster returns (its event written or refused, never half), and `close()` returns.
+    @Test func closeReleasesAPosterWaitingForSpaceWhileTheWriterRuns() {
+        let queue = EventQueue(capacity: 2)
+        let gate = DispatchSemaphore(value: 0)
+        let taken = Locked<[UInt64]>([]), writerDone = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            gate.wait()   // slow: takes nothing until the test opens the gate
+            var batch: [TraceEvent] = []
+            while queue.takeBatch(into: &batch) {
+                taken.withLock { $0.append(contentsOf: batch.map(\.seq)) }
+                queue.committed(batch.count)
+            }
+            queue.writerFinished()
+            writerDone.signal()
+        }
+        queue.append(Self.event(poster: 0, number: 0))
+        queue.append(Self.event(poster: 0, number: 1))
+        let posterReturned = DispatchSemaphore(value: 0), closeReturned = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            queue.append(Self.event(poster: 0, number: 2))   // the ring is full: waits for space
+            posterReturned.signal()
+        }
+        #expect(posterReturned.wait(timeout: .now() + 0.2) == .timedOut)
+        Thread.detachNewThread {
+            queue.close()
+            closeReturned.signal()
+        }
+        #expect(closeReturned.wait(timeout: .now() + 0.2) == .timedOut)
+        gate.signal()
+        // Bounded, so that a deadlock fails the test instead of hanging it.
+        #expect(posterReturned.wait(timeout: .now() + 30) == .success)
+        #expect(closeReturned.wait(timeout: .now() + 30) == .success)
+        #expect(writerDone.wait(timeout: .now() + 30) == .success)
+        let seqs = taken.withLock { $0 }
+        #expect(seqs == [0, 1] || seqs == [0, 1, 2], "\(seqs)")
+        #expect(queue.counts.enqueued == UInt64(seqs.count))
+        #expect(queue.counts.committed == UInt64(seqs.count))
+    }
+
+    /// A batch written in part: `flush` reports the first error, and the events written count as
+    /// committed; a batch rewritten whole one event at a time reports nothing.
+    @Test func lostEventsAreReportedByFlushAndWrittenOnesCount() throws {
+        let queue = EventQueue(capacity: 8)
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            var batch: [TraceEvent] = []
+            while queue.takeBatch(into: &batch) {
+                // The first two events are written (however they are batched), one of the later ones is lost.
+                if batch.allSatisfy({ $0.seq < 2 }) {
+                    queue.lost(TraceStoreError(.invalidArgument, "could not encode"), written: batch.count, of: batch.count)
+                } else {
+                    queue.lost(TraceStoreError(.invalidArgument, "could not encode"), written: batch.count - 1, of: batch.count)
+                }
+            }
+            queue.writerFinished()
+            done.signal()
+        }
+        queue.append(Self.event(poster: 0, number: 0))
+        queue.append(Self.event(poster: 0, number: 1))
+        try queue.flush()   // every event written one at a time after all: no error
+        #expect(queue.counts.committed == 2)
+        queue.append(Self.event(poster: 0, number: 2))
+        queue.append(Self.event(poster: 0, number: 3))
+        #expect(throws: TraceStoreError.self) { try queue.flush() }
+        #expect(queue.counts.enqueued == 4)
+        queue.close()
+        #expect(done.wait(timeout: .now() + 30) == .success)
+    }
 }

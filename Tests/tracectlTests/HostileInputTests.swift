@@ -160,9 +160,16 @@ import Testing
             let db = try Database(path: trace, mode: .create)
             try db.execute("UPDATE events SET kind = 99 WHERE seq = 3")
         }
-        let run = try tracectl("events", trace)
-        #expect(run.status == 65, "\(run.stderr)")
-        expectOneLine(run, containing: "unknown event kind 99 at seq 3")
+        // Every reading command refuses the file; `verify` reports it as a problem.
+        for command in ["events", "stats", "leaks", "observers", "timeline", "diff"] {
+            let arguments = command == "diff" ? [command, trace, trace] : command == "timeline" ? [command, trace, "-o", dir.file("t.html")] : [command, trace]
+            let run = try tracectl(arguments)
+            #expect(run.status == 65, "\(command): \(run.stderr)")
+            expectOneLine(run, containing: "unknown event kind 99 at seq 3")
+        }
+        let verify = try tracectl("verify", trace)
+        #expect(verify.status == 1, "\(verify.stderr)")
+        #expect(verify.stdout.contains("seq 3: unknown event kind 99"), "\(verify.stdout)")
     }
 
     @Test func aSequenceNumberStoredAsAHugeRealDoesNotTrap() throws {
@@ -264,6 +271,14 @@ import Testing
         let overflow = try tracectl("sql", trace, "SELECT abs(-9223372036854775807 - 1)")
         #expect(overflow.status == 64, "\(overflow.stderr)")
         expectOneLine(overflow, containing: "integer overflow")
+        // In JSON, an error before the first row leaves no half-open list on standard output.
+        let overflowJSON = try tracectl("sql", trace, "SELECT abs(-9223372036854775807 - 1)", "--format", "json")
+        #expect(overflowJSON.status == 64, "\(overflowJSON.stderr)")
+        #expect(overflowJSON.stdout.isEmpty, "\(overflowJSON.stdout)")
+        // The message quotes the first statement whole, whatever its characters.
+        let accented = try tracectl("sql", trace, "SELECT 'café ☕' AS x; SELECT 2")
+        #expect(accented.status == 64, "\(accented.stderr)")
+        expectOneLine(accented, containing: "found another after `SELECT 'café ☕' AS x;`")
     }
 }
 

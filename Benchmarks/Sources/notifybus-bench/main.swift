@@ -22,6 +22,12 @@ if arguments.first == "--generate", arguments.count == 3 || (arguments.count == 
     try StoreBenchmarks.generate(events: events, path: arguments[2], kill: arguments.count == 4)
     exit(0)
 }
+if arguments.first == "--profile", arguments.count == 2 || arguments.count == 3,
+   ReplayProfile.workloads.contains(arguments[1]) {
+    // The replay and the live recording it is measured against (ReplayProfile.swift).
+    try ReplayProfile.run(arguments[1], path: arguments.count == 3 ? arguments[2] : nil)
+    exit(0)
+}
 if arguments.first == "--profile", arguments.count == 2 {
     // A single workload for `valgrind --tool=callgrind`, without the baseline.
     BusBenchmarks.profile(arguments[1])

@@ -83,7 +83,7 @@ public final class RecordingNotificationCenter: Sendable {
                                          callSite: CallSite(file: file, line: line))
         let bus = self.bus
         let real = center.addObserver(forName: name, object: object, queue: queue) { note in
-            let (post, plain) = Self.unmark(note)
+            let (post, plain) = Self.unmark(note, bus: bus)
             if let post { bus.record(.delivered(post: post, observer: id)) }
             CurrentPost.with(bus: bus, post: post) { block(plain) }
         }
@@ -168,7 +168,7 @@ public final class RecordingNotificationCenter: Sendable {
         }
         let post = bus.recordPost(message, sender: Self.object(notification.object))
         var info = notification.userInfo ?? [:]
-        info[Self.postIDKey] = post
+        info[Self.postIDKey] = PostMark(bus: ObjectIdentifier(bus), post: post)
         CurrentPost.with(bus: bus, post: post) {
             center.post(name: notification.name, object: notification.object, userInfo: info)
         }
@@ -285,11 +285,23 @@ public final class RecordingNotificationCenter: Sendable {
 
     // MARK: Helpers
 
-    /// The post id this center put in a notification's `userInfo`, and the notification without it.
-    private static func unmark(_ note: Notification) -> (UInt64?, Notification) {
-        guard var info = note.userInfo, let post = info[postIDKey] as? UInt64 else { return (nil, note) }
+    /// What a post through a recording center carries under ``postIDKey``: a type no caller can
+    /// make, so a `userInfo` value of the caller's own under that key is never taken for a post
+    /// id, and the bus that recorded the post, so that two recording centers sharing one
+    /// `NotificationCenter` do not record each other's posts as their own.
+    private struct PostMark: Sendable {
+        let bus: ObjectIdentifier
+        let post: UInt64
+    }
+
+    /// The post id `bus` recorded for a notification, and the notification without the mark
+    /// (any recording center's: the app's blocks never see one). A notification with no mark (posted
+    /// to the real center directly) or another bus's has no post id here.
+    private static func unmark(_ note: Notification, bus: Bus) -> (UInt64?, Notification) {
+        guard var info = note.userInfo, let mark = info[postIDKey] as? PostMark else { return (nil, note) }
         info[postIDKey] = nil
-        return (post, Notification(name: note.name, object: note.object, userInfo: info.isEmpty ? nil : info))
+        let plain = Notification(name: note.name, object: note.object, userInfo: info.isEmpty ? nil : info)
+        return (mark.bus == ObjectIdentifier(bus) ? mark.post : nil, plain)
     }
 
     /// The object behind an `Any`, if it is one.

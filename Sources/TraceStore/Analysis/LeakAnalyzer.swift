@@ -119,9 +119,17 @@ public struct LeakAnalyzer {
 
     /// Reads a session with a configuration of your own.
     public static func analyze(_ reader: TraceReader, session: Int64, configuration: Configuration) throws -> [LeakFinding] {
+        try analyze(reader, session: session, configuration: configuration, companion: nil)
+    }
+
+    /// Reads a session, and hands `companion` the same walk: the timeline is built in the pass
+    /// that finds the leaks, not in a second one.
+    package static func analyze(_ reader: TraceReader, session: Int64, configuration: Configuration,
+                                companion: (any SessionWalkCompanion)?) throws -> [LeakFinding] {
         let box = Box(LeakAnalyzer(configuration: configuration))
+        let columns = companion == nil ? "e.seq, e.kind, e.observer, e.message" : "e.seq, e.kind, e.observer, e.message, e.post, e.parent"
         let (sql, values) = reader.eventQuery(session: session, filter: EventFilter(), payloads: false,
-                                              condition: "\(RowWalk.name)(e.seq, e.kind, e.observer, e.message)")
+                                              condition: "\(RowWalk.name)(\(columns))")
         let statement = try reader.db.prepare(sql)
         try statement.bind(values)
         let cursor = EventCursor(statement: statement, session: session, strings: reader.strings, path: reader.path)
@@ -130,7 +138,7 @@ public struct LeakAnalyzer {
         // Posts matter to the fold when they change the application state, or name the
         // message of a delivery to an observer of every message.
         let stateMessages = Set(TraceState.applicationStateMessages.compactMap(reader.stringID))
-        reader.walk.body = { row in
+        @inline(__always) func wanted(_ row: WalkRow) -> Bool {
             box.last = UInt64(bitPattern: row.int64(0))
             switch row.int64(1) {
             case delivered:
@@ -144,8 +152,25 @@ public struct LeakAnalyzer {
                 return true
             }
         }
+        if let companion {
+            // A row comes back when either side wants it as an event; each is given the rows it asked for.
+            reader.walk.body = { row in
+                box.analyzerWants = wanted(row)
+                box.companionTook = companion.take(row)
+                return box.analyzerWants || !box.companionTook
+            }
+        } else {
+            reader.walk.body = { row in wanted(row) }
+        }
         defer { reader.walk.body = nil }
-        while let event = try cursor.next() { box.analyzer.consume(event) }
+        if let companion {
+            while let event = try cursor.next() {
+                if box.analyzerWants { box.analyzer.consume(event) }
+                if !box.companionTook { companion.consume(event) }
+            }
+        } else {
+            while let event = try cursor.next() { box.analyzer.consume(event) }
+        }
         box.analyzer.state.advance(to: box.last)
         return box.analyzer.finish()
     }
@@ -164,6 +189,9 @@ public struct LeakAnalyzer {
         @exclusivity(unchecked) var analyzer: LeakAnalyzer
         /// The last row the walk saw (a captured local would be checked on every row).
         @exclusivity(unchecked) var last: UInt64 = 0
+        /// With a companion, of the last row the walk saw: whether the analyzer wants it as an
+        /// event, and whether the companion took it from its integers.
+        @exclusivity(unchecked) var analyzerWants = true, companionTook = false
         init(_ analyzer: LeakAnalyzer) { self.analyzer = analyzer }
     }
 
@@ -442,4 +470,16 @@ public struct LeakAnalyzer {
             callSite: observer.callSite, addedAt: observer.addedAt, ownerGoneAt: owner?.goneAt, ownerReleased: nil,
             seq: seq, deliveriesAfter: [], deliveryCount: 0, ownerID: observer.owner)
     }
+}
+
+/// Something that reads a session in the leak analysis's own walk (the timeline does).
+///
+/// Each row is offered to ``take(_:)`` as integers inside SQLite's loop, in `seq` order, before
+/// any later row; a row it does not take reaches ``consume(_:)`` as an event, in the same order.
+package protocol SessionWalkCompanion: AnyObject {
+    /// The row's columns: 0 seq, 1 kind, 2 observer, 3 message, 4 post, 5 parent. Returns
+    /// whether the companion took the row (it is then not given it as an event).
+    func take(_ row: WalkRow) -> Bool
+    /// A row the companion did not take.
+    func consume(_ event: RecordedEvent)
 }

@@ -15,6 +15,11 @@ public struct Timeline: Sendable {
     public struct Interval: Sendable, Hashable {
         public var start: UInt64
         public var end: UInt64
+
+        public init(start: UInt64, end: UInt64) {
+            self.start = start
+            self.end = end
+        }
     }
 
     /// An owner: a screen, or an object attached to one.
@@ -93,13 +98,54 @@ public struct Timeline: Sendable {
     /// - Complexity: O(*n*) in the session's events, plus the leak analysis.
     public static func build(_ reader: TraceReader, session id: Int64) throws -> Timeline {
         let session = try reader.session(id)
-        let findings = try LeakAnalyzer.analyze(reader, session: session.id)
+        var configuration = LeakAnalyzer.Configuration(rules: Set(LeakRule.allCases))
+        if let semantics = session.selectorSemantics { configuration.selectorSemantics = semantics }
+        let companion = Companion(reader)
+        let findings = try LeakAnalyzer.analyze(reader, session: session.id, configuration: configuration, companion: companion)
+        return companion.builder.finish(session: session, groups: FindingGroup.groups(of: findings))
+    }
+
+    /// The timeline's side of the leak analysis's walk: deliveries and posts, most of a session,
+    /// taken as integers inside SQLite's loop (they never become events); the rest folded as
+    /// events. Posts that change the application state go through the fold, which keeps that state.
+    private final class Companion: SessionWalkCompanion {
         var builder = Builder()
-        try reader.forEachEvent(session: session.id) { event in
-            builder.consume(event)
-            return true
+        private let reader: TraceReader
+        private let stateMessages: Set<Int64>
+        private var names: [Int64: String] = [:]
+        private let delivered = Int64(EventKind.delivered.rawValue), posted = Int64(EventKind.posted.rawValue)
+
+        init(_ reader: TraceReader) {
+            self.reader = reader
+            stateMessages = Set(TraceState.applicationStateMessages.compactMap(reader.stringID))
         }
-        return builder.finish(session: session, groups: FindingGroup.groups(of: findings))
+
+        func take(_ row: WalkRow) -> Bool {
+            let signedSeq = row.int64(0)
+            // A negative seq is refused by the cursor, with the file's name.
+            guard signedSeq >= 0 else { return false }
+            switch row.int64(1) {
+            case delivered:
+                guard let observer = row.id(2) else { return false }
+                builder.delivered(seq: UInt64(signedSeq), post: row.id(4) ?? 0, observer: observer)
+                return true
+            case posted:
+                guard let post = row.id(4), let message = row.optional(3), !stateMessages.contains(message) else { return false }
+                builder.posted(seq: UInt64(signedSeq), post: post, message: name(message), parent: row.id(5))
+                return true
+            default:
+                return false
+            }
+        }
+
+        func consume(_ event: RecordedEvent) { builder.consume(event) }
+
+        private func name(_ id: Int64) -> String {
+            if let known = names[id] { return known }
+            let name = reader.string(id) ?? "?"
+            names[id] = name
+            return name
+        }
     }
 
     /// The fold that builds a timeline; one event at a time.
@@ -114,6 +160,18 @@ public struct Timeline: Sendable {
         private var posts: [Post] = []
         private var deliveries: [Delivery] = []
         private var last: UInt64 = 0
+
+        /// A delivery the walk took as integers: what ``consume(_:)`` does with one.
+        mutating func delivered(seq: UInt64, post: UInt64, observer: UInt64) {
+            last = seq
+            deliveries.append(Delivery(seq: seq, post: post, observer: observer, outcome: .delivered))
+        }
+
+        /// A post of a message that does not change the application state, taken as integers.
+        mutating func posted(seq: UInt64, post: UInt64, message: String, parent: UInt64?) {
+            last = seq
+            posts.append(Post(seq: seq, post: post, message: message, parent: parent))
+        }
 
         mutating func consume(_ event: RecordedEvent) {
             last = event.seq

@@ -31,7 +31,7 @@ public struct TraceStats: Sendable {
     package static func scanSQL(_ reader: TraceReader, session: Int64) -> String {
         let walk = reader.sessionWalk(session, alias: "events")
         return """
-            SELECT kind, message, owner, observer, note, callsite FROM events
+            SELECT kind, message, owner, observer, note, callsite, seq FROM events
             WHERE \(walk.condition) AND notifybus_walk(kind, message, observer, post) ORDER BY \(walk.order)
             """
     }
@@ -105,7 +105,8 @@ public struct TraceStats: Sendable {
             case added, registered:
                 return true
             default:
-                break
+                // A kind no reader knows comes back to the caller, which refuses the file.
+                return kind < 0 || kind >= Int64(kindCounts.count)
             }
             return false
         }
@@ -130,10 +131,14 @@ public struct TraceStats: Sendable {
         struct Observed { var message: Int64?, owner: UInt64?, callSite: Int64? }
         var observers: [UInt64: Observed] = [:]
         var ownerLabels: [UInt64: Int64] = [:]
+        var unknownKind: (kind: Int64, seq: Int64)?
         do {
             try reader.walk.run(statement, body: fold.apply) {
                 let id = statement.optionalInt64(2).map { UInt64(bitPattern: $0) }
-                if statement.int64(0) == Int64(EventKind.observerAdded.rawValue) {
+                let kind = statement.int64(0)
+                if EventKind(rawValue: Int(truncatingIfNeeded: kind)) == nil {
+                    if unknownKind == nil { unknownKind = (kind, statement.int64(6)) }
+                } else if kind == Int64(EventKind.observerAdded.rawValue) {
                     guard let observer = statement.optionalInt64(3).map({ UInt64(bitPattern: $0) }) else { return }
                     let message = statement.optionalInt64(1)
                     observers[observer] = Observed(message: message, owner: id, callSite: statement.optionalInt64(5))
@@ -141,6 +146,9 @@ public struct TraceStats: Sendable {
                 } else if let owner = id, let label = statement.optionalInt64(4) {
                     ownerLabels[owner] = label
                 }
+            }
+            if let unknownKind {
+                throw TraceStoreError(.notATrace, "\(reader.path): trace is damaged: unknown event kind \(unknownKind.kind) at seq \(unknownKind.seq) of session \(session)")
             }
             fold.finish()
             if !fold.late.isEmpty {

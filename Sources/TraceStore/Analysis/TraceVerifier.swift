@@ -62,7 +62,7 @@ public struct TraceVerification: Sendable {
         @exclusivity(unchecked) var firstGap: Int64?
         @exclusivity(unchecked) var lastKind: Int64?
         @exclusivity(unchecked) var posted = IDSet(), added = IDSet()
-        @exclusivity(unchecked) var danglingPosts = 0, danglingObservers = 0
+        @exclusivity(unchecked) var danglingPosts = 0, danglingObservers = 0, unknownKinds = 0
         let postedKind = Int64(EventKind.posted.rawValue), addedKind = Int64(EventKind.observerAdded.rawValue)
         let deliveredKind = Int64(EventKind.delivered.rawValue), skippedKind = Int64(EventKind.skipped.rawValue)
 
@@ -95,7 +95,11 @@ public struct TraceVerification: Sendable {
                     }
                 }
             default:
-                break
+                // Every reader refuses a row of a kind it does not know (a damaged or foreign file).
+                if EventKind(rawValue: Int(truncatingIfNeeded: kind)) == nil {
+                    unknownKinds += 1
+                    if unknownKinds <= listedProblems { problems.append("seq \(seq): unknown event kind \(kind)") }
+                }
             }
         }
     }
@@ -115,7 +119,8 @@ public struct TraceVerification: Sendable {
             problems.append("sequence gap: \(fold.count) events but seq runs to \(previous); first gap before seq \(firstGap)")
         }
         for (number, what) in [(fold.danglingPosts, "deliveries of posts never posted"),
-                               (fold.danglingObservers, "deliveries to observers never added")]
+                               (fold.danglingObservers, "deliveries to observers never added"),
+                               (fold.unknownKinds, "events of an unknown kind")]
         where number > listedProblems {
             problems.append("\(number) \(what) in all")
         }

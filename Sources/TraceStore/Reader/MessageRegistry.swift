@@ -21,7 +21,7 @@ public struct MessageRegistry: Sendable {
 
     /// Makes `type` decodable under `type.name`.
     public mutating func register<M: BusMessage>(_ type: M.Type) {
-        decoders[M.name] = { data in try PayloadCoding.decoder().decode(M.self, from: data) }
+        decoders[M.name] = { data in try PayloadCoding.decode(M.self, from: data) }
     }
 
     /// Whether a message called `name` can be decoded.

@@ -25,6 +25,14 @@ enum PayloadCoding {
         return decoder
     }
 
+    /// Decodes a recorded payload: what `decoder().decode(type, from: data)` returns or throws,
+    /// through ``PayloadDecoder`` when it can answer (a keyboard message in a few thousand
+    /// instructions instead of ~185 000), through `JSONDecoder` otherwise.
+    static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+        if let decoded = data.withUnsafeBytes({ PayloadDecoder.decode(type, from: $0) }) { return decoded }
+        return try decoder().decode(type, from: data)
+    }
+
     /// The payload stored for a message whose `encode(to:)` throws: the event is kept, and a
     /// replay reports that this payload does not decode.
     static func unencodable(_ error: any Error) -> String {

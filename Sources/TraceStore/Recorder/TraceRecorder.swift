@@ -40,12 +40,21 @@ public final class TraceRecorder: TraceSink, Sendable {
     ///   - session: The session's name, app and scenario.
     ///   - bufferCapacity: Events held in memory before posters wait.
     /// - Throws: ``TraceStoreError`` when the file cannot be opened or is not a trace.
-    public init(path: String, session: SessionInfo, bufferCapacity: Int = 65_536) throws(TraceStoreError) {
+    public convenience init(path: String, session: SessionInfo, bufferCapacity: Int = 65_536) throws(TraceStoreError) {
+        try self.init(path: path, session: session, bufferCapacity: bufferCapacity, buildsIndexes: true)
+    }
+
+    /// Opens (or creates) `path` and starts a new session in it; with `buildsIndexes` false,
+    /// ``close()`` ends the session without building the secondary indexes: for a file that
+    /// is read once in `seq` order and removed (a replay's own trace), where building them
+    /// would be a sort of every event for nothing.
+    package init(path: String, session: SessionInfo, bufferCapacity: Int = 65_536,
+                 buildsIndexes: Bool) throws(TraceStoreError) {
         self.path = path
         let db = try Database(path: path, mode: .create)
         let writer: TraceWriter
         do {
-            writer = try TraceWriter(db: db, info: session)
+            writer = try TraceWriter(db: db, info: session, buildsIndexes: buildsIndexes)
         } catch {
             if case .sqlite(let code) = error.kind, code == .notADatabase || code == .corrupt {
                 throw TraceStoreError(.notATrace, "\(path): not an SQLite database, or damaged (\(error.message))")

@@ -15,10 +15,25 @@ final class TraceWriter {
     /// costs microseconds. Padding can make equal values miss, never collide.
     private var payloadsByBytes: [PayloadBytes: Int64] = [:]
 
+    /// A trivially copyable message's type and bytes, hashed and compared as one block
+    /// (hashing them element by element cost more than the rest of the event's write).
     private struct PayloadBytes: Hashable {
         let type: ObjectIdentifier
         let bytes: [UInt8]
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(type)
+            bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+        }
+
+        static func == (a: PayloadBytes, b: PayloadBytes) -> Bool {
+            a.type == b.type && a.bytes.count == b.bytes.count
+                && a.bytes.withUnsafeBytes { x in b.bytes.withUnsafeBytes { y in
+                    x.isEmpty || memcmp(x.baseAddress!, y.baseAddress!, x.count) == 0 } }
+        }
     }
+    /// The bytes of the message being written: a key that is found needs no array of its own.
+    private var scratch: [UInt8] = []
 
     /// Interned message names by type: `name`'s default builds a string per call.
     private var messageNames: [ObjectIdentifier: Int64] = [:]
@@ -31,8 +46,12 @@ final class TraceWriter {
     /// so that memory stays bounded however long a session runs.
     private static let cacheLimit = 16_384
 
-    init(db: Database, info: SessionInfo) throws(TraceStoreError) {
+    /// Whether ``finish(lastSeq:endedAt:)`` builds the secondary indexes.
+    private let buildsIndexes: Bool
+
+    init(db: Database, info: SessionInfo, buildsIndexes: Bool = true) throws(TraceStoreError) {
         self.db = db
+        self.buildsIndexes = buildsIndexes
         // Refuse a file that is not a trace before changing anything in it: journal_mode=WAL rewrites
         // the database header, which must stay byte for byte as it was in someone else's database.
         try TraceSchema.prepare(db)
@@ -96,7 +115,7 @@ final class TraceWriter {
             let end = try db.prepare("UPDATE sessions SET ended_at = ?1, last_seq = ?2 WHERE id = ?3")
             try end.bind([.text(endedAt.traceTimestamp), .integer(Int64(endSeq)), .integer(session)])
             try end.run()
-            try db.execute(TraceSchema.indexes)
+            if buildsIndexes { try db.execute(TraceSchema.indexes) }
         }
         // A single file is nicer to hand around, but a reader holding the file
         // open keeps it in WAL mode, which is just as valid: best effort.
@@ -206,7 +225,7 @@ final class TraceWriter {
     }
 
     private func payload(_ message: any BusMessage) throws(TraceStoreError) -> Int64 {
-        guard let key = Self.bytesKey(message) else { return try encodedPayload(message) }
+        guard let key = bytesKey(message) else { return try encodedPayload(message) }
         if let id = payloadsByBytes[key] { return id }
         if payloadsByBytes.count >= Self.cacheLimit { payloadsByBytes.removeAll(keepingCapacity: true) }
         let id = try encodedPayload(message)
@@ -214,9 +233,14 @@ final class TraceWriter {
         return id
     }
 
-    private static func bytesKey<M: BusMessage>(_ message: M) -> PayloadBytes? {
+    /// The key of a trivially copyable message, its bytes copied into ``scratch``, which the key
+    /// shares: a key kept in ``payloadsByBytes`` makes the next write copy the buffer, a key found
+    /// leaves it to be reused.
+    private func bytesKey<M: BusMessage>(_ message: M) -> PayloadBytes? {
         guard _isPOD(M.self), MemoryLayout<M>.size <= 256 else { return nil }
-        return withUnsafeBytes(of: message) { PayloadBytes(type: ObjectIdentifier(M.self), bytes: Array($0)) }
+        scratch.removeAll(keepingCapacity: true)
+        withUnsafeBytes(of: message) { scratch.append(contentsOf: $0) }
+        return PayloadBytes(type: ObjectIdentifier(M.self), bytes: scratch)
     }
 
     private func encodedPayload(_ message: any BusMessage) throws(TraceStoreError) -> Int64 {

@@ -12,27 +12,46 @@ import NotifyBus
 struct Canonicalizer {
     private var owners: [UInt64: String] = [:]
     private var ownerCounts: [String: Int] = [:]
-    private var observers: [UInt64: String] = [:]
+    /// Observers' canonical names by id, with their number in ``names``.
+    private var observers: [UInt64: (text: String, name: Int32)] = [:]
     private var observerCounts: [String: Int] = [:]
+    /// The names both sides of a comparison number alike, so that a delivery is compared as integers.
+    let names: CanonicalNames
     /// A post's canonical name, kept as its parts: most posts are named once and never printed.
     private struct PostName {
-        let message: String
+        /// The message's number in ``names``.
+        let message: Int32
         let ordinal: Int
     }
     /// Post names by id, in two generations of ``postWindow`` posts: deliveries and child
     /// posts refer to recent posts, and the map must not grow with the trace.
     private var posts: [UInt64: PostName] = [:]
     private var olderPosts: [UInt64: PostName] = [:]
-    private var postCounts: [String: Int] = [:]
+    private var postCounts: [Int32: Int] = [:]
     /// How many posts a generation holds: a delivery or child post more than one to two
     /// windows after its post names it `?`, as it names a post never recorded.
     static let postWindow = 65_536
 
+    init(names: CanonicalNames = CanonicalNames()) { self.names = names }
+
+    private func postName(_ id: UInt64?) -> PostName? {
+        guard let id else { return nil }
+        return posts[id] ?? olderPosts[id]
+    }
+
     private func writePost(_ id: UInt64?, into out: inout [UInt8]) {
-        guard let id, let name = posts[id] ?? olderPosts[id] else { return out.append(UInt8(ascii: "?")) }
-        out.append(name.message)
-        out.append(UInt8(ascii: "#"))
-        out.append(decimal: UInt64(name.ordinal))
+        guard let name = postName(id) else { return out.append(UInt8(ascii: "?")) }
+        names.writePost(message: name.message, ordinal: name.ordinal, into: &out)
+    }
+
+    /// A delivery or skip in canonical form, or `nil` for any other event: what ``render(_:into:)``
+    /// would write for it, as integers numbered by ``names``.
+    func delivery(_ e: RecordedEvent) -> CanonicalDelivery? {
+        guard e.kind == .delivered || e.kind == .skipped else { return nil }
+        let post = postName(e.post)
+        return CanonicalDelivery(skipped: e.kind == .skipped, message: post?.message ?? CanonicalDelivery.unknown,
+                                 ordinal: post?.ordinal ?? 0,
+                                 observer: e.observer.flatMap { observers[$0]?.name } ?? CanonicalDelivery.unknown)
     }
 
     /// The lifecycle steps that something outside the app did: the user navigating,
@@ -82,7 +101,7 @@ struct Canonicalizer {
             let base = "\(owner(e.owner)).\(e.message ?? "*")"
             observerCounts[base, default: 0] += 1
             let name = "\(base)#\(observerCounts[base]!)"
-            observers[id] = name
+            observers[id] = (name, names.number(name))
             out.append("add "); out.append(name)
             if let kind = e.observerKind, kind != .token {
                 out.append(" "); out.append(kind.rawValue)
@@ -90,7 +109,7 @@ struct Canonicalizer {
             }
             if let sender = e.sender { out.append(" sender "); writeOwner(sender, into: &out) }
         case .observerRemoved:
-            if let id = e.observer, let name = observers[id] {
+            if let id = e.observer, let name = observers[id]?.text {
                 out.append("remove "); out.append(name)
             } else {
                 out.append("remove nothing: "); writeOwner(e.owner, into: &out); out.append(".")
@@ -99,7 +118,7 @@ struct Canonicalizer {
             out.append(" ("); out.append(e.detail ?? "?"); out.append(")")
         case .posted:
             guard let id = e.post else { return false }
-            let message = e.message ?? "?"
+            let message = names.number(e.message ?? "?")
             postCounts[message, default: 0] += 1
             let name = PostName(message: message, ordinal: postCounts[message]!)
             if posts.count >= Self.postWindow { (olderPosts, posts) = (posts, [:]) }
@@ -112,8 +131,7 @@ struct Canonicalizer {
             // the code under test; the delivery that follows is compared.
             return false
         case .delivered, .skipped:
-            out.append(e.kind == .delivered ? "deliver " : "skip ")
-            writePost(e.post, into: &out); out.append(" -> "); out.append(e.observer.flatMap { observers[$0] } ?? "?")
+            names.write(delivery(e)!, into: &out)
         case .lifecycle:
             writeOwner(e.owner, into: &out); out.append(" "); out.append(e.detail ?? "?")
             if let note = e.note { out.append(" "); out.append(note) }
@@ -136,10 +154,10 @@ struct Canonicalizer {
             // test, so only a release kept back by a strong block is compared.
             guard let retainer = e.retainedBy else { return false }
             out.append("released "); writeOwner(e.owner, into: &out); out.append(" kept alive by ")
-            out.append(observers[retainer] ?? "?")
+            out.append(observers[retainer]?.text ?? "?")
         case .trapped:
             out.append("trap "); writePost(e.post, into: &out); out.append(" -> ")
-            out.append(e.observer.flatMap { observers[$0] } ?? "?")
+            out.append(e.observer.flatMap { observers[$0]?.text } ?? "?")
             out.append(" ("); out.append(e.trapReason.map(\.rawValue) ?? "?"); out.append(")")
         }
         return true
@@ -153,6 +171,49 @@ struct Canonicalizer {
     private func writeOwner(_ id: UInt64?, into out: inout [UInt8]) {
         guard let id else { return out.append(UInt8(ascii: "-")) }
         if let name = owners[id] { out.append(name) } else { out.append(UInt8(ascii: "#")); out.append(decimal: id) }
+    }
+}
+
+/// A delivery or skip in canonical form: the post by message and ordinal, the observer by its
+/// canonical name, each name numbered by the ``CanonicalNames`` both sides share. Two are equal
+/// exactly when their canonical lines are: an ordinal is digits after the last `#`, and a name
+/// has one number.
+struct CanonicalDelivery: Equatable {
+    /// A post or observer never recorded: rendered `?`.
+    static let unknown: Int32 = -1
+    var skipped: Bool
+    var message: Int32
+    var ordinal: Int
+    var observer: Int32
+}
+
+/// Names numbered in order of first use, shared by the two sides of a comparison.
+final class CanonicalNames {
+    private var numbers: [String: Int32] = [:]
+    private var texts: [String] = []
+
+    /// The number of `name`, given on first use.
+    func number(_ name: String) -> Int32 {
+        if let number = numbers[name] { return number }
+        let number = Int32(texts.count)
+        texts.append(name)
+        numbers[name] = number
+        return number
+    }
+
+    func writePost(message: Int32, ordinal: Int, into out: inout [UInt8]) {
+        guard message != CanonicalDelivery.unknown else { return out.append(UInt8(ascii: "?")) }
+        out.append(texts[Int(message)])
+        out.append(UInt8(ascii: "#"))
+        out.append(decimal: UInt64(ordinal))
+    }
+
+    /// Appends the canonical line of `delivery`.
+    func write(_ delivery: CanonicalDelivery, into out: inout [UInt8]) {
+        out.append(delivery.skipped ? "skip " : "deliver ")
+        writePost(message: delivery.message, ordinal: delivery.ordinal, into: &out)
+        out.append(" -> ")
+        if delivery.observer == CanonicalDelivery.unknown { out.append(UInt8(ascii: "?")) } else { out.append(texts[Int(delivery.observer)]) }
     }
 }
 

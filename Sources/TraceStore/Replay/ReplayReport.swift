@@ -75,8 +75,10 @@ public struct ReplayReport: Sendable {
     static func compareStreams<E: Error>(expected: () throws(E) -> RecordedEvent?, actual: () throws(E) -> RecordedEvent?,
                                          contextSize: Int = 3, ignoringLifecycle: Bool = false,
                                          replayError: String? = nil) throws(E) -> ReplayReport {
-        var leftSide = Side(ignoringLifecycle: ignoringLifecycle), rightSide = Side(ignoringLifecycle: ignoringLifecycle)
-        var all = Aligner(contextSize: contextSize), stimuli = Aligner(contextSize: contextSize)
+        let names = CanonicalNames()
+        var leftSide = Side(ignoringLifecycle: ignoringLifecycle, names: names)
+        var rightSide = Side(ignoringLifecycle: ignoringLifecycle, names: names)
+        var all = Aligner(contextSize: contextSize, names: names), stimuli = Aligner(contextSize: contextSize, names: names)
         var reactions = ReactionBalance()
         var leftDone = false, rightDone = false
         while !leftDone || !rightDone {
@@ -84,13 +86,31 @@ public struct ReplayReport: Sendable {
             let hasRight = rightDone ? false : try rightSide.advance(actual)
             if !hasLeft { leftDone = true }
             if !hasRight { rightDone = true }
+            // Deliveries, nearly all of a large trace, are compared as integers and rendered only
+            // when the comparison keeps them.
+            if hasLeft && hasRight, let delivery = leftSide.delivery, delivery == rightSide.delivery,
+               all.isInStep && reactions.isBalanced {
+                all.matchedInStep(seq: leftSide.seq, delivery: delivery)
+                continue
+            }
+            if hasLeft { leftSide.render() }
+            if hasRight { rightSide.render() }
             // The common case of equal behaviour, decided on the rendered bytes: the same
             // reaction on both sides, nothing pending, no earlier line of that text waiting
-            // on either side. Only the context remembers it.
-            if hasLeft && hasRight && !leftSide.isStimulus && !rightSide.isStimulus && all.isInStep
-                && Self.sameBytes(leftSide.bytes, rightSide.bytes) && (reactions.isBalanced || !reactions.holds(leftSide.bytes)) {
-                all.matchedInStep(seq: leftSide.seq, bytes: leftSide.bytes)
-                continue
+            // on either side; or the same stimulus on both sides with no stimulus pending.
+            // Only the contexts remember it.
+            if hasLeft && hasRight && leftSide.isStimulus == rightSide.isStimulus && all.isInStep
+                && Self.sameBytes(leftSide.bytes, rightSide.bytes) {
+                if !leftSide.isStimulus {
+                    if reactions.isBalanced || !reactions.holds(leftSide.bytes) {
+                        all.matchedInStep(seq: leftSide.seq, isStimulus: false, bytes: leftSide.bytes)
+                        continue
+                    }
+                } else if stimuli.isInStep {
+                    all.matchedInStep(seq: leftSide.seq, isStimulus: true, bytes: leftSide.bytes)
+                    stimuli.matchedInStep(seq: leftSide.seq, isStimulus: true, bytes: leftSide.bytes)
+                    continue
+                }
             }
             // Lines are made only for what keeps them: the aligners until they have shown all
             // they show, the stimuli, and reactions left waiting for the other side.
@@ -117,26 +137,48 @@ public struct ReplayReport: Sendable {
     /// a reused buffer; a ``Line`` is made only of what the comparison keeps.
     private struct Side {
         let ignoringLifecycle: Bool
-        var canonicalizer = Canonicalizer()
+        var canonicalizer: Canonicalizer
         var count = 0
-        /// The current event's canonical text, its `seq`, and whether it is a stimulus.
+        /// The current event's canonical text (once ``render()`` ran, for a delivery), its `seq`,
+        /// and whether it is a stimulus.
         var bytes: [UInt8] = []
         var seq: UInt64 = 0
         var isStimulus = false
+        /// The current event when it is a delivery or a skip, whose text is not rendered until asked for.
+        var delivery: CanonicalDelivery?
+        private var rendered = true
 
-        init(ignoringLifecycle: Bool) { self.ignoringLifecycle = ignoringLifecycle }
+        init(ignoringLifecycle: Bool, names: CanonicalNames) {
+            self.ignoringLifecycle = ignoringLifecycle
+            canonicalizer = Canonicalizer(names: names)
+        }
 
         /// Moves to the next compared event; `false` after the last.
         mutating func advance<E: Error>(_ source: () throws(E) -> RecordedEvent?) throws(E) -> Bool {
             while let event = try source() {
                 if ignoringLifecycle && (event.kind == .lifecycle || event.kind == .actionRouted) { continue }
-                guard canonicalizer.render(event, into: &bytes) else { continue }
+                if let delivery = canonicalizer.delivery(event) {
+                    self.delivery = delivery
+                    rendered = false
+                } else {
+                    guard canonicalizer.render(event, into: &bytes) else { continue }
+                    delivery = nil
+                    rendered = true
+                }
                 count += 1
                 seq = event.seq
                 isStimulus = Canonicalizer.isStimulus(event)
                 return true
             }
             return false
+        }
+
+        /// Renders the current event's text into ``bytes`` if it is not there yet.
+        mutating func render() {
+            guard !rendered, let delivery else { return }
+            bytes.removeAll(keepingCapacity: true)
+            canonicalizer.names.write(delivery, into: &bytes)
+            rendered = true
         }
 
         /// The current event as a line.
@@ -146,30 +188,50 @@ public struct ReplayReport: Sendable {
     /// The last few lines both sides shared, oldest first, kept as bytes in reused slots.
     private struct ContextRing {
         let size: Int
-        private var slots: [(seq: UInt64, isStimulus: Bool, bytes: [UInt8])] = []
+        let names: CanonicalNames
+        /// A line as its bytes, or as a delivery rendered only if the context is shown.
+        private var slots: [(seq: UInt64, isStimulus: Bool, bytes: [UInt8], delivery: CanonicalDelivery?)] = []
         /// The oldest slot once all are used.
         private var oldest = 0
 
-        init(size: Int) { self.size = size }
+        init(size: Int, names: CanonicalNames) { (self.size, self.names) = (size, names) }
 
         mutating func add(seq: UInt64, isStimulus: Bool, bytes: [UInt8]) {
             guard size > 0 else { return }
             if slots.count < size {
-                slots.append((seq, isStimulus, bytes))
+                slots.append((seq, isStimulus, bytes, nil))
                 return
             }
             slots[oldest].seq = seq
             slots[oldest].isStimulus = isStimulus
             slots[oldest].bytes.removeAll(keepingCapacity: true)
             slots[oldest].bytes.append(contentsOf: bytes)
+            slots[oldest].delivery = nil
+            oldest = (oldest + 1) % size
+        }
+
+        mutating func add(seq: UInt64, delivery: CanonicalDelivery) {
+            guard size > 0 else { return }
+            if slots.count < size {
+                slots.append((seq, false, [], delivery))
+                return
+            }
+            slots[oldest].seq = seq
+            slots[oldest].isStimulus = false
+            slots[oldest].delivery = delivery
             oldest = (oldest + 1) % size
         }
 
         mutating func add(_ line: Line) { add(seq: line.seq, isStimulus: line.isStimulus, bytes: Array(line.text.utf8)) }
 
         var lines: [Line] {
-            (slots[oldest...] + slots[..<oldest]).map {
-                Line(seq: $0.seq, text: String(decoding: $0.bytes, as: UTF8.self), isStimulus: $0.isStimulus)
+            (slots[oldest...] + slots[..<oldest]).map { slot in
+                var bytes = slot.bytes
+                if let delivery = slot.delivery {
+                    bytes.removeAll()
+                    names.write(delivery, into: &bytes)
+                }
+                return Line(seq: slot.seq, text: String(decoding: bytes, as: UTF8.self), isStimulus: slot.isStimulus)
             }
         }
     }
@@ -184,9 +246,9 @@ public struct ReplayReport: Sendable {
         var expected: [Line] = [], actual: [Line] = []
         var divergedContext: [Line] = []
 
-        init(contextSize: Int) {
+        init(contextSize: Int, names: CanonicalNames) {
             self.contextSize = max(0, contextSize)
-            context = ContextRing(size: self.contextSize)
+            context = ContextRing(size: self.contextSize, names: names)
         }
 
         /// Whether a line both sides have in step would only become context: nothing pending,
@@ -198,9 +260,14 @@ public struct ReplayReport: Sendable {
         /// Whether the sides parted and both have shown all the lines they show: lines change nothing.
         var isFull: Bool { diverged && expected.count >= shown && actual.count >= shown }
 
-        /// A reaction both sides had in step (``isInStep``): what `add` does with two equal lines.
-        mutating func matchedInStep(seq: UInt64, bytes: [UInt8]) {
-            if !diverged { context.add(seq: seq, isStimulus: false, bytes: bytes) }
+        /// A line both sides had in step (``isInStep``): what `add` does with two equal lines.
+        mutating func matchedInStep(seq: UInt64, isStimulus: Bool, bytes: [UInt8]) {
+            if !diverged { context.add(seq: seq, isStimulus: isStimulus, bytes: bytes) }
+        }
+
+        /// A delivery both sides had in step: kept unrendered.
+        mutating func matchedInStep(seq: UInt64, delivery: CanonicalDelivery) {
+            if !diverged { context.add(seq: seq, delivery: delivery) }
         }
 
         /// The lines shown from the divergence on, per side.

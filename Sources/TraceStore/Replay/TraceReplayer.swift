@@ -90,7 +90,9 @@ public enum TraceReplayer {
         }
         TraceFiles.remove(at: path)
         defer { if output == nil { TraceFiles.remove(at: path) } }
-        let recorder = try TraceRecorder(path: path, session: SessionInfo(name: name, app: "replay", scenario: scenario))
+        // A temporary trace is read once, in order, and removed: its indexes would be a sort for nothing.
+        let recorder = try TraceRecorder(path: path, session: SessionInfo(name: name, app: "replay", scenario: scenario),
+                                         buildsIndexes: output != nil)
         let clock = ManualClock()
         let outcome: (failure: String?, system: Any)
         let bus = Bus(sink: recorder, clock: clock.traceClock)

@@ -90,7 +90,7 @@ package final class Database {
             let (next, following, code) = compileFirst(remaining)
             sqlite3_finalize(next)
             guard code == SQLITE_OK, next == nil else {
-                throw TraceStoreError(.invalidArgument, "only one statement can run at a time; found another after `\(sql.prefix(sql.utf8.count - rest.utf8.count))`")
+                throw TraceStoreError(.invalidArgument, "only one statement can run at a time; found another after `\(String(decoding: sql.utf8.prefix(sql.utf8.count - rest.utf8.count), as: UTF8.self))`")
             }
             remaining = following
         }

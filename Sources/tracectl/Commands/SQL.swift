@@ -33,7 +33,9 @@ extension TraceCtl {
             try reportingErrors {
                 try reader.query(query, columns: { columns in
                     names = columns
-                    if format == .text { out.line(columns.joined(separator: "\t")) } else { out.write("[") }
+                    // JSON's opening bracket waits for the first row: a query that fails before
+                    // one leaves nothing on standard output.
+                    if format == .text { out.line(columns.joined(separator: "\t")) }
                 }, row: { values in
                     switch format {
                     case .text:
@@ -48,12 +50,12 @@ extension TraceCtl {
                             case .blob: (name, .string(value.description))
                             }
                         })
-                        out.write((first ? "\n" : ",\n") + object.rendered)
+                        out.write((first ? "[\n" : ",\n") + object.rendered)
                     }
                     first = false
                 })
             }
-            if format == .json { out.line(first ? "]" : "\n]") }
+            if format == .json { out.line(first ? "[]" : "\n]") }
         }
     }
 }

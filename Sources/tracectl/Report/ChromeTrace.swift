@@ -29,9 +29,12 @@ struct ChromeTrace {
     func render(to sink: Output) {
         let layout = TimelineLayout(timeline)
         var first = true
-        func emit(_ fields: [(String, JSON)]) {
+        func separate() {
             if first { sink.append(UInt8(ascii: "\n")) } else { sink.append(",\n") }
             first = false
+        }
+        func emit(_ fields: [(String, JSON)]) {
+            separate()
             JSON.object(fields).render(to: sink)
         }
         func metadata(_ name: String, pid: Int, tid: Int? = nil, _ args: [(String, JSON)]) {
@@ -56,15 +59,13 @@ struct ChromeTrace {
         var visibleTrack: [Int] = [], hierarchyTrack: [Int] = [], rowTrack: [[Int]] = []
         var nextPid = Self.postsProcess, nextTid = 1
         for (index, (lane, depth)) in layout.order.enumerated() {
-            let pid: Int
+            // The order is depth first: a lane below the top level is in its root's process, the last one opened.
             if depth == 0 {
                 nextPid += 1
-                pid = nextPid
-                metadata("process_name", pid: pid, [("name", .string(lane.label == lane.type ? lane.label : "\(lane.label) (\(lane.type))"))])
-                metadata("process_sort_index", pid: pid, [("sort_index", .int(Int64(pid)))])
-            } else {
-                pid = process[layout.order[..<index].lastIndex { $0.depth < depth }!]
+                metadata("process_name", pid: nextPid, [("name", .string(lane.label == lane.type ? lane.label : "\(lane.label) (\(lane.type))"))])
+                metadata("process_sort_index", pid: nextPid, [("sort_index", .int(Int64(nextPid)))])
             }
+            let pid = nextPid
             process.append(pid)
             // Indented by depth up to eight levels: a chain of attachments as long as the trace would
             // otherwise make names whose total length grows with its square.
@@ -77,11 +78,11 @@ struct ChromeTrace {
             }
             visibleTrack.append(track("visible"))
             hierarchyTrack.append(track("in hierarchy"))
-            rowTrack.append((0..<(layout.rowEnds[index]?.count ?? 0)).map { track("observers \($0 + 1)") })
+            rowTrack.append((0..<(layout.rowCounts[index] ?? 0)).map { track("observers \($0 + 1)") })
         }
         // Observers without a shown owner.
         var orphanTracks: [Int] = []
-        if let rows = layout.rowEnds[-1]?.count, rows > 0 {
+        if let rows = layout.rowCounts[-1], rows > 0 {
             nextPid += 1
             metadata("process_name", pid: nextPid, [("name", .string("(no owner)"))])
             orphanTracks = (0..<rows).map { row in
@@ -107,47 +108,99 @@ struct ChromeTrace {
                 }
             }
         }
-        // Observer lifetimes.
+        // Observers, posts and deliveries are most of a large session: written as bytes, field by
+        // field as `JSON.object` would write them, with no value tree per event (ChromeTraceTests
+        // compare whole documents made by the tree).
+        // Observer lifetimes; each observer's message escaped once, for its deliveries too.
+        var escapedMessages: [[UInt8]] = []
+        escapedMessages.reserveCapacity(timeline.observers.count)
         for (index, observer) in timeline.observers.enumerated() {
             let (pid, tid) = place(observer: index)
-            let ending: String = switch observer.ending {
-            case .stillRegistered: "still registered at the end"
-            case .removed(let reason): "removed" + (reason.map { " (\($0.rawValue))" } ?? "")
+            let message = Self.escaped(observer.message ?? "every message")
+            escapedMessages.append(message)
+            separate()
+            sink.append(#"{"ph":"X","cat":"observer","name":""#)
+            sink.append(message)
+            sink.append(#"","ts":"#)
+            sink.append(Int64(bitPattern: observer.interval.start))
+            sink.append(#","dur":"#)
+            sink.append(Int64(bitPattern: observer.interval.end - observer.interval.start))
+            Self.place(pid, tid, to: sink)
+            sink.append(#","args":{"observer":"#)
+            sink.append(Int64(bitPattern: observer.id))
+            sink.append(#","callsite":"#)
+            sink.appendJSONString(observer.callSite)
+            sink.append(#","kind":"#)
+            sink.appendJSONString(observer.kind.rawValue)
+            sink.append(#","ending":"#)
+            switch observer.ending {
+            case .stillRegistered: sink.append(#""still registered at the end""#)
+            case .removed(nil): sink.append(#""removed""#)
+            case .removed(let reason?): sink.appendJSONString("removed (\(reason.rawValue))")
             }
-            var args: [(String, JSON)] = [("observer", .from(observer.id)), ("callsite", .string(observer.callSite)),
-                                          ("kind", .string(observer.kind.rawValue)), ("ending", .string(ending))]
-            if let capture = observer.capture { args.append(("capture", .string(capture.rawValue))) }
-            emit([("ph", .string("X")), ("cat", .string("observer")), ("name", .string(observer.message ?? "every message")),
-                  ("ts", .from(observer.interval.start)), ("dur", .from(observer.interval.end - observer.interval.start)),
-                  ("pid", .int(Int64(pid))), ("tid", .int(Int64(tid))), ("args", .object(args))])
+            if let capture = observer.capture {
+                sink.append(#","capture":"#)
+                sink.appendJSONString(capture.rawValue)
+            }
+            sink.append("}}")
         }
         // Posts last while they are delivered, and enclose the posts made during their delivery.
         var postEnd: [UInt64: UInt64] = [:]
+        postEnd.reserveCapacity(timeline.posts.count)
         for post in timeline.posts { postEnd[post.post] = post.seq + 1 }
         for delivery in timeline.deliveries { postEnd[delivery.post] = max(postEnd[delivery.post] ?? 0, delivery.seq + 1) }
         for post in timeline.posts.reversed() {
             if let parent = post.parent, let end = postEnd[post.post] { postEnd[parent] = max(postEnd[parent] ?? 0, end) }
         }
         var postSeq: [UInt64: UInt64] = [:]
+        postSeq.reserveCapacity(timeline.posts.count)
         for post in timeline.posts {
             postSeq[post.post] = post.seq
-            emit([("ph", .string("X")), ("cat", .string("post")), ("name", .string(post.message)),
-                  ("ts", .from(post.seq)), ("dur", .from((postEnd[post.post] ?? post.seq + 1) - post.seq)),
-                  ("pid", .int(Int64(Self.postsProcess))), ("tid", .int(1)), ("args", .object([("post", .from(post.post))]))])
+            separate()
+            sink.append(#"{"ph":"X","cat":"post","name":"#)
+            sink.appendJSONString(post.message)
+            sink.append(#","ts":"#)
+            sink.append(Int64(bitPattern: post.seq))
+            sink.append(#","dur":"#)
+            sink.append(Int64(bitPattern: (postEnd[post.post] ?? post.seq + 1) - post.seq))
+            Self.place(Self.postsProcess, 1, to: sink)
+            sink.append(#","args":{"post":"#)
+            sink.append(Int64(bitPattern: post.post))
+            sink.append("}}")
         }
         // Deliveries, each with a flow from its post.
         for (flow, delivery) in timeline.deliveries.enumerated() {
             guard let index = layout.observerIndex[delivery.observer] else { continue }
             let (pid, tid) = place(observer: index)
-            let message = timeline.observers[index].message ?? "every message"
-            emit([("ph", .string("X")), ("cat", .string("delivery")), ("name", .string("\(delivery.outcome.rawValue) \(message)")),
-                  ("ts", .from(delivery.seq)), ("dur", .double(0.5)), ("pid", .int(Int64(pid))), ("tid", .int(Int64(tid))),
-                  ("args", .object([("post", .from(delivery.post)), ("observer", .from(delivery.observer))]))])
+            separate()
+            sink.append(#"{"ph":"X","cat":"delivery","name":""#)
+            sink.write(delivery.outcome.rawValue)
+            sink.append(UInt8(ascii: " "))
+            sink.append(escapedMessages[index])
+            sink.append(#"","ts":"#)
+            sink.append(Int64(bitPattern: delivery.seq))
+            sink.append(#","dur":0.5"#)
+            Self.place(pid, tid, to: sink)
+            sink.append(#","args":{"post":"#)
+            sink.append(Int64(bitPattern: delivery.post))
+            sink.append(#","observer":"#)
+            sink.append(Int64(bitPattern: delivery.observer))
+            sink.append("}}")
             guard let from = postSeq[delivery.post] else { continue }
-            emit([("ph", .string("s")), ("cat", .string("delivery")), ("name", .string("delivery")), ("id", .int(Int64(flow + 1))),
-                  ("ts", .from(from)), ("pid", .int(Int64(Self.postsProcess))), ("tid", .int(1))])
-            emit([("ph", .string("f")), ("bp", .string("e")), ("cat", .string("delivery")), ("name", .string("delivery")),
-                  ("id", .int(Int64(flow + 1))), ("ts", .from(delivery.seq)), ("pid", .int(Int64(pid))), ("tid", .int(Int64(tid)))])
+            separate()
+            sink.append(#"{"ph":"s","cat":"delivery","name":"delivery","id":"#)
+            sink.append(Int64(flow + 1))
+            sink.append(#","ts":"#)
+            sink.append(Int64(bitPattern: from))
+            Self.place(Self.postsProcess, 1, to: sink)
+            sink.append("}")
+            separate()
+            sink.append(#"{"ph":"f","bp":"e","cat":"delivery","name":"delivery","id":"#)
+            sink.append(Int64(flow + 1))
+            sink.append(#","ts":"#)
+            sink.append(Int64(bitPattern: delivery.seq))
+            Self.place(pid, tid, to: sink)
+            sink.append("}")
         }
         // Findings where the analysis saw them.
         for group in timeline.groups {
@@ -168,5 +221,18 @@ struct ChromeTrace {
             }
         }
         sink.write("\n]}\n")
+    }
+
+    /// `,"pid":P,"tid":T`.
+    private static func place(_ pid: Int, _ tid: Int, to sink: Output) {
+        sink.append(#","pid":"#)
+        sink.append(Int64(pid))
+        sink.append(#","tid":"#)
+        sink.append(Int64(tid))
+    }
+
+    /// `text` escaped for a JSON string, without its quotes.
+    private static func escaped(_ text: String) -> [UInt8] {
+        Array(JSON.string(text).rendered.utf8.dropFirst().dropLast())
     }
 }
