@@ -58,6 +58,8 @@ extension TraceReader {
                                  rows: (_ row: StatementEventRow, _ wanted: Bool) throws -> Bool) throws {
         // One read transaction: what it sees of the sessions is what the walk reads.
         try db.execute("BEGIN")
+        // Ending a read transaction changes nothing and cannot lose anything: a failure to end it
+        // (the walk's own error already thrown) has nothing to report.
         defer { try? db.execute("COMMIT") }
         let (sql, values) = printingWalkQuery(session: session, filter: filter,
                                               wholeTable: try printingWalkCoversTheTable(session: session))
