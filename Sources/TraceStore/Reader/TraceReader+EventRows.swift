@@ -54,7 +54,7 @@ extension TraceReader {
     /// not use the reader. A negative sequence number or an unknown kind is damage, thrown before
     /// the row is given to anyone.
     package func forEachEventRow(session: Int64, filter: EventFilter,
-                                 deliveries: @escaping (DeliveryEventRow) -> Bool,
+                                 deliveries: @escaping (Delivery) -> Bool,
                                  rows: (_ row: StatementEventRow, _ wanted: Bool) throws -> Bool) throws {
         // One read transaction: what it sees of the sessions is what the walk reads.
         try db.execute("BEGIN")
@@ -71,15 +71,15 @@ extension TraceReader {
         let path = self.path
         let since = Int64(clamping: filter.since ?? 0)
         walk.body = { row in
-            let seq = row.int64(DeliveryEventRow.argument(.seq)!)
+            let seq = row.int64(Delivery.arguments.seq)
             guard seq >= 0 else {
                 stop.damage = Self.negativeSeq(path, session: session, seq: seq)
                 return true
             }
             guard seq >= since else { return false }
             // The kind is one of the CASE's literals.
-            let kind = EventKind(rawValue: Int(row.int64(DeliveryEventRow.argument(.kind)!))) ?? .delivered
-            if deliveries(DeliveryEventRow(row: row, kind: kind)) { return false }
+            let kind = EventKind(rawValue: Int(row.int64(Delivery.arguments.kind))) ?? .delivered
+            if deliveries(Delivery(row, kind: kind)) { return false }
             stop.stopped = true
             return true
         }
