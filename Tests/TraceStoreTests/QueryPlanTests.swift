@@ -111,9 +111,9 @@ import Testing
             all.append(("\(name), walking with the registrations", sql, values))
         }
         // `events` printing every event (or a seq range): one walk, deliveries read inside SQLite.
-        for filter in [EventFilter(), EventFilter(since: 10, until: 90)] {
-            let (sql, values) = reader.printingWalkQuery(session: session, filter: filter)
-            all.append(("events, every event\(filter.since == nil ? "" : " of a range"), printing deliveries in the walk", sql, values))
+        for (filter, wholeTable) in [(EventFilter(), false), (EventFilter(), true), (EventFilter(since: 10, until: 90), false)] {
+            let (sql, values) = reader.printingWalkQuery(session: session, filter: filter, wholeTable: wholeTable)
+            all.append(("events, every event\(filter.since == nil ? "" : " of a range")\(wholeTable ? " of the whole table" : ""), printing deliveries in the walk", sql, values))
         }
         return all
     }

@@ -12,8 +12,14 @@ extension TraceReader {
     /// with the columns up to the post as arguments (NULL literals for those they do not have) and
     /// stay inside SQLite unless the walk stops; every other row comes back with every column, its
     /// payload looked up by a subquery that runs for those rows only.
-    package func printingWalkQuery(session: Int64, filter: EventFilter) -> (sql: String, values: [SQLValue]) {
-        let walk = filter.since == nil && filter.until == nil ? sessionWalk(session) : (condition: "e.session = ?1", order: "e.seq")
+    ///
+    /// - Parameter wholeTable: Whether every event of the file is of `session` (see
+    ///   ``printingWalkCoversTheTable(session:)``): the walk then reads the table without comparing
+    ///   each row's session, ~150 instructions a row (`BENCHMARKS.md`).
+    package func printingWalkQuery(session: Int64, filter: EventFilter, wholeTable: Bool = false) -> (sql: String, values: [SQLValue]) {
+        let ranged = filter.since != nil || filter.until != nil
+        let walk = ranged ? (condition: "e.session = ?1", order: "e.seq")
+            : wholeTable ? (condition: "?1 = ?1", order: "e.session, e.seq") : sessionWalk(session)
         var values: [SQLValue] = [.integer(session)]
         func parameter(_ value: SQLValue) -> String {
             values.append(value)
@@ -21,7 +27,7 @@ extension TraceReader {
         }
         // CASE of constants, deliveries first: each branch passes its kind as a literal, so the kind is read once.
         let branches = Self.kindsReadInWalk.map { kind in
-            "WHEN \(kind.rawValue) THEN \(RowWalk.name)(e.seq, e.time_ns, \(kind.rawValue), NULL, NULL, e.observer, e.post)"
+            "WHEN \(kind.rawValue) THEN \(RowWalk.name)(e.seq, e.time_ns, \(kind.rawValue), e.observer, e.post)"
         }.joined(separator: " ")
         var sql = """
             SELECT e.seq, e.time_ns, e.kind, e.message, e.owner, e.observer, e.post, e.parent, e.sender, e.detail,
@@ -48,9 +54,15 @@ extension TraceReader {
     /// not use the reader. A negative sequence number or an unknown kind is damage, thrown before
     /// the row is given to anyone.
     package func forEachEventRow(session: Int64, filter: EventFilter,
-                                 deliveries: @escaping (DeliveryEventRow) -> Bool,
+                                 deliveries: @escaping (Delivery) -> Bool,
                                  rows: (_ row: StatementEventRow, _ wanted: Bool) throws -> Bool) throws {
-        let (sql, values) = printingWalkQuery(session: session, filter: filter)
+        // One read transaction: what it sees of the sessions is what the walk reads.
+        try db.execute("BEGIN")
+        // Ending a read transaction changes nothing and cannot lose anything: a failure to end it
+        // (the walk's own error already thrown) has nothing to report.
+        defer { try? db.execute("COMMIT") }
+        let (sql, values) = printingWalkQuery(session: session, filter: filter,
+                                              wholeTable: try printingWalkCoversTheTable(session: session))
         let statement = try db.prepare(sql)
         try statement.bind(values)
         // Set by the function when it keeps a row: a delivery that stopped the walk or was damaged.
@@ -59,15 +71,15 @@ extension TraceReader {
         let path = self.path
         let since = Int64(clamping: filter.since ?? 0)
         walk.body = { row in
-            let seq = row.int64(Int(EventColumn.seq.rawValue))
+            let seq = row.int64(Delivery.arguments.seq)
             guard seq >= 0 else {
                 stop.damage = Self.negativeSeq(path, session: session, seq: seq)
                 return true
             }
             guard seq >= since else { return false }
             // The kind is one of the CASE's literals.
-            let kind = EventKind(rawValue: Int(row.int64(Int(EventColumn.kind.rawValue)))) ?? .delivered
-            if deliveries(DeliveryEventRow(row: row, kind: kind)) { return false }
+            let kind = EventKind(rawValue: Int(row.int64(Delivery.arguments.kind))) ?? .delivered
+            if deliveries(Delivery(row, kind: kind)) { return false }
             stop.stopped = true
             return true
         }
@@ -78,6 +90,12 @@ extension TraceReader {
             let row = try checkedRow(statement, session: session)
             guard try rows(row, row.int64(.seq) >= since) else { return }
         }
+    }
+
+    /// Whether every event in the file is of `session`: the first and last keys of the primary key
+    /// (two searches, no scan). Asked inside the walk's read transaction, so the walk sees the same.
+    package func printingWalkCoversTheTable(session: Int64) throws(TraceStoreError) -> Bool {
+        try db.scalar("SELECT (SELECT min(session) FROM events) = ?1 AND (SELECT max(session) FROM events) = ?1", .integer(session)) == 1
     }
 
     /// Calls `body` with each event of `session` that `filter` passes, in `seq` order (or an

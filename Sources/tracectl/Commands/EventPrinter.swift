@@ -16,6 +16,33 @@ extension EventRow {
     @inline(__always) func stringID(_ column: EventColumn) -> Int64? { isNull(column) ? nil : int64(column) }
 }
 
+/// A delivery read inside SQLite's walk, as a row: its fields are plain integers, so the printer's
+/// reads of them inline.
+struct DeliveryRow: EventRow {
+    let delivery: Delivery
+    var kind: EventKind { delivery.kind }
+
+    @inline(__always) func int64(_ column: EventColumn) -> Int64 {
+        switch column {
+        case .seq: delivery.seq
+        case .time: delivery.time
+        case .kind: Int64(delivery.kind.rawValue)
+        case .observer: delivery.observer ?? 0
+        case .post: delivery.post ?? 0
+        default: 0
+        }
+    }
+    @inline(__always) func isNull(_ column: EventColumn) -> Bool {
+        switch column {
+        case .seq, .time, .kind: false
+        case .observer: delivery.observer == nil
+        case .post: delivery.post == nil
+        default: true
+        }
+    }
+    func bytes(_ column: EventColumn) -> UnsafeBufferPointer<UInt8>? { nil }
+}
+
 /// Ids to values: an array indexed by id while the ids stay dense, a dictionary for the rest.
 ///
 /// The bus numbers owners and observers from 1, so the array answers every lookup of a real

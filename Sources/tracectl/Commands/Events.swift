@@ -98,8 +98,8 @@ extension TraceCtl {
                     // rows, always before the deliveries that name them.
                     printer.remaining = limit ?? Int.max
                     if printer.remaining > 0 {
-                        try reader.forEachEventRow(session: session.id, filter: filter, deliveries: { row in
-                            printer.write(row)
+                        try reader.forEachEventRow(session: session.id, filter: filter, deliveries: { delivery in
+                            printer.write(DeliveryRow(delivery: delivery))
                             printer.remaining -= 1
                             return printer.remaining > 0
                         }, rows: { row, wanted in

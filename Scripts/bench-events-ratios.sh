@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# `tracectl events` printing every event (text and JSON) against the plain scan, closed and killed:
+# each command and the scan run in turn, N rounds (default 5), and each figure is the minimum and
+# the median of its CPU time (perf stat's task-clock, in ms), as in bench-read-ratios.sh. A second
+# build can be measured beside this one (BEFORE=path/to/tracectl), in the same rounds.
+#
+#   TRACES=/tmp/nb4 BEFORE=/tmp/tracectl-before Scripts/bench-events-ratios.sh 1000000 10000000
+set -euo pipefail
+cd "$(dirname "$0")/.."
+traces=${TRACES:-/tmp/notifybus-read-traces}
+rounds=${ROUNDS:-5}
+tracectl=$PWD/.build/release/tracectl
+before=${BEFORE:-}
+ms() { perf stat -x, -e task-clock "$@" 2>&1 >/dev/null | awk -F, '/task-clock/ {printf "%.0f", $1}' || true; }
+stat() { sort -n | awk '{v[NR]=$1} END {printf "%d %d", v[1], v[int((NR+1)/2)]}'; }
+echo "| events | trace | command | min ms | scan min ms | min ratio | median ms | scan median ms | median ratio |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+for n in "${@:-1000000}"; do
+    for kind in closed killed; do
+        trace=$traces/$kind-$n.trace
+        labels=("scan" "events" "events --format json")
+        commands=("sqlite3 $trace 'SELECT count(*), sum(length(payload)) FROM events'" "$tracectl events $trace"
+                  "$tracectl events $trace --format json")
+        if [ -n "$before" ]; then
+            labels+=("events (before)" "events --format json (before)")
+            commands+=("$before events $trace" "$before events $trace --format json")
+        fi
+        declare -A runs=()
+        for _ in $(seq "$rounds"); do
+            for i in "${!commands[@]}"; do runs[$i]+="$(eval "ms ${commands[$i]}") "; done
+        done
+        read -r scanmin scanmed <<< "$(tr ' ' '\n' <<< "${runs[0]}" | grep . | stat)"
+        for i in "${!commands[@]}"; do
+            [ "$i" -eq 0 ] && continue
+            read -r min med <<< "$(tr ' ' '\n' <<< "${runs[$i]}" | grep . | stat)"
+            printf '| %s | %s | `%s` | %d | %d | %.2f× | %d | %d | %.2f× |\n' "$n" "$kind" "${labels[$i]}" "$min" "$scanmin" \
+                "$(echo "$min / $scanmin" | bc -l)" "$med" "$scanmed" "$(echo "$med / $scanmed" | bc -l)"
+        done
+        unset runs
+    done
+done
