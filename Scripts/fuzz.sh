@@ -6,7 +6,7 @@
 #
 # TARGETs: scenario (Scenario.parse, then the scenario run through the lifecycle model),
 # trace (a mutated trace file, or a real one with rows changed through SQL, through
-# TraceReader, the TraceState fold, LeakAnalyzer and the verifier), bridge (FoundationBridge on hostile userInfo, recorded into a trace file).
+# TraceReader, the TraceState fold, LeakAnalyzer, stats, the timeline and the verifier), bridge (FoundationBridge on hostile userInfo, recorded into a trace file).
 # Default: all three, one after the other.
 #
 # Work files live in .build-fuzz/ (gitignored): corpus/TARGET grows across runs, seeded

@@ -110,6 +110,11 @@ import Testing
             let (sql, values) = reader.registrationsAndEventsQuery(session: session, filter: filter)
             all.append(("\(name), walking with the registrations", sql, values))
         }
+        // `events` printing every event (or a seq range): one walk, deliveries read inside SQLite.
+        for filter in [EventFilter(), EventFilter(since: 10, until: 90)] {
+            let (sql, values) = reader.printingWalkQuery(session: session, filter: filter)
+            all.append(("events, every event\(filter.since == nil ? "" : " of a range"), printing deliveries in the walk", sql, values))
+        }
         return all
     }
 

@@ -6,8 +6,12 @@ import Foundation
 /// write numbers, literals and JSON strings as bytes, so a command printing a line per
 /// event builds no `String` per line.
 final class Output {
-    private var buffer: UnsafeMutablePointer<UInt8>
-    private var count = 0
+    // Read and written on every byte: unchecked, as the command's one thread owns the buffer
+    // (dynamic exclusivity checks were ~15% of printing every event).
+    @exclusivity(unchecked) private var buffer: UnsafeMutablePointer<UInt8>
+    @exclusivity(unchecked) private var count = 0
+    /// "00" to "99", for numbers two digits at a time.
+    private let digitPairs: UnsafeMutablePointer<UInt8>
     private let capacity = 1 << 17
     /// When the buffer is written out: at the end of a line past this many bytes.
     private static let flushThreshold = 1 << 16
@@ -17,11 +21,17 @@ final class Output {
     init(_ handle: FileHandle = .standardOutput) {
         self.handle = handle
         buffer = .allocate(capacity: capacity)
+        digitPairs = .allocate(capacity: 200)
+        for value in 0..<100 {
+            digitPairs[2 * value] = UInt8(ascii: "0") + UInt8(value / 10)
+            digitPairs[2 * value + 1] = UInt8(ascii: "0") + UInt8(value % 10)
+        }
     }
 
     deinit {
         flush()
         buffer.deallocate()
+        digitPairs.deallocate()
     }
 
     func line(_ text: String = "") {
@@ -58,14 +68,20 @@ final class Output {
         count += 1
     }
 
-    func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+    @inline(__always) func append(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard !bytes.isEmpty, let base = bytes.baseAddress else { return }
         guard reserve(bytes.count) else {
             flush()
             handle.write(Data(bytes))
             return
         }
-        (buffer + count).update(from: base, count: bytes.count)
+        if bytes.count <= 16 {
+            // A name or a literal: a few bytes, cheaper copied here than through a call to memcpy.
+            let target = buffer + count
+            for index in 0..<bytes.count { target[index] = base[index] }
+        } else {
+            (buffer + count).update(from: base, count: bytes.count)
+        }
         count += bytes.count
     }
 
@@ -77,23 +93,94 @@ final class Output {
     func append(_ bytes: [UInt8]) { bytes.withUnsafeBufferPointer { append($0) } }
 
     /// `value` in decimal, right-aligned in `width` columns as `String.leftPadded` does.
-    func append(_ value: UInt64, width: Int = 0) {
+    ///
+    /// Two digits at a time from a table, written straight into the buffer, the padding by one fill.
+    @inline(__always) func append(_ value: UInt64, width: Int = 0) {
+        let room = max(width, 20)
+        if count + room > capacity { flush() }
+        guard room <= capacity else { return appendWide(value, width: width) }
         var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)   // 24 bytes: room for UInt64.max's 20 digits
         withUnsafeMutableBytes(of: &digits) { raw in
-            var v = value, start = raw.count
-            repeat {
-                start -= 1
-                raw[start] = UInt8(ascii: "0") + UInt8(truncatingIfNeeded: v % 10)
-                v /= 10
-            } while v != 0
-            let length = raw.count - start
-            if width > length { for _ in length..<width { append(UInt8(ascii: " ")) } }
-            append(UnsafeBufferPointer(start: raw.baseAddress!.assumingMemoryBound(to: UInt8.self) + start, count: length))
+            let end = raw.baseAddress!.assumingMemoryBound(to: UInt8.self) + raw.count
+            var start = end
+            var v = value
+            do {
+                let pairs = digitPairs
+                while v >= 100 {
+                    let pair = Int(v % 100) &* 2
+                    v /= 100
+                    start -= 2
+                    start[0] = pairs[pair]
+                    start[1] = pairs[pair &+ 1]
+                }
+                if v >= 10 {
+                    start -= 2
+                    start[0] = pairs[Int(v) &* 2]
+                    start[1] = pairs[Int(v) &* 2 &+ 1]
+                } else {
+                    start -= 1
+                    start[0] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: v)
+                }
+            }
+            let length = end - start
+            if width > length {
+                if width - length <= 16 {
+                    // Sixteen spaces in two stores (room for them was made above), the digits over the rest.
+                    let spaces: UInt64 = 0x2020_2020_2020_2020
+                    UnsafeMutableRawPointer(buffer + count).storeBytes(of: spaces, as: UInt64.self)
+                    UnsafeMutableRawPointer(buffer + count + 8).storeBytes(of: spaces, as: UInt64.self)
+                } else {
+                    (buffer + count).initialize(repeating: UInt8(ascii: " "), count: width - length)
+                }
+                count += width - length
+            }
+            let target = buffer + count
+            for index in 0..<length { target[index] = start[index] }
+            count += length
         }
     }
 
+    /// A number padded wider than the buffer: byte by byte.
+    private func appendWide(_ value: UInt64, width: Int) {
+        let digits = Array(String(value).utf8)
+        if width > digits.count { for _ in digits.count..<width { append(UInt8(ascii: " ")) } }
+        append(digits)
+    }
+
+    /// Seconds from nanoseconds as `(Double(nanoseconds) / 1e9).description` writes them (the JSON `time`).
+    ///
+    /// Between 10^-4 s and 2^23 s (97 days) a `Double`'s spacing is finer than a nanosecond, so the
+    /// shortest decimal that reads back as the quotient is the exact one, `whole.fraction` with the
+    /// fraction's trailing zeros dropped (`.0` when it is whole): integer arithmetic. Outside that
+    /// range (exponents below 10^-4, coarser spacing above) the `Double`'s description is asked.
+    func appendJSONSeconds(_ nanoseconds: UInt64) {
+        guard nanoseconds >= 100_000, nanoseconds < (1 << 23) * 1_000_000_000 else {
+            return write((Double(nanoseconds) / 1e9).description)
+        }
+        append(nanoseconds / 1_000_000_000)
+        append(UInt8(ascii: "."))
+        var fraction = nanoseconds % 1_000_000_000
+        guard fraction != 0 else { return append(UInt8(ascii: "0")) }
+        var digits = 9
+        while fraction % 10 == 0 { fraction /= 10; digits -= 1 }
+        append(fraction, zeroPaddedTo: digits)
+    }
+
+    /// `value` in decimal with leading zeros to `digits` digits.
+    private func append(_ value: UInt64, zeroPaddedTo digits: Int) {
+        if count + 20 > capacity { flush() }
+        var v = value
+        var index = digits
+        while index > 0 {
+            index -= 1
+            buffer[count + index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: v % 10)
+            v /= 10
+        }
+        count += digits
+    }
+
     /// `value` in decimal, with its sign.
-    func append(_ value: Int64) {
+    @inline(__always) func append(_ value: Int64) {
         if value < 0 { append(UInt8(ascii: "-")) }
         append(value.magnitude)
     }
@@ -102,7 +189,7 @@ final class Output {
     ///
     /// Integer arithmetic, unless the nanoseconds lie within a few of a half millisecond or past 2^50,
     /// where `%.3f` of the `Double` decides the rounding and is asked.
-    func appendSeconds(_ nanoseconds: UInt64, width: Int) {
+    @inline(__always) func appendSeconds(_ nanoseconds: UInt64, width: Int) {
         let remainder = nanoseconds % 1_000_000
         let margin: UInt64 = 64
         guard nanoseconds < 1 << 50, remainder < 500_000 - margin || remainder > 500_000 + margin else {
@@ -113,13 +200,41 @@ final class Output {
             return
         }
         let milliseconds = nanoseconds / 1_000_000 + (remainder > 500_000 ? 1 : 0)
-        let whole = milliseconds / 1000, fraction = milliseconds % 1000
+        // Events come in time order, many in the same millisecond: the last column written is copied.
+        if milliseconds == lastSeconds.milliseconds, width == lastSeconds.width, count + 16 <= capacity {
+            withUnsafeBytes(of: lastSeconds.bytes) { (buffer + count).update(from: $0.baseAddress!.assumingMemoryBound(to: UInt8.self), count: 16) }
+            count += lastSeconds.count
+            return
+        }
+        // Room for the whole column first, so that `start` stays where it was written.
+        guard width <= 32 else { return writeSeconds(milliseconds, width: width) }
+        if count + 64 > capacity { flush() }
+        let start = count
+        writeSeconds(milliseconds, width: width)
+        if count - start <= 16 {
+            // Copied as 16 bytes: the buffer has room for them whenever a copy is made (checked above).
+            lastSeconds.milliseconds = milliseconds
+            lastSeconds.width = width
+            lastSeconds.count = count - start
+            withUnsafeMutableBytes(of: &lastSeconds.bytes) { $0.baseAddress!.copyMemory(from: buffer + start, byteCount: count - start) }
+        }
+    }
+
+    /// The last time column ``appendSeconds(_:width:)`` wrote: its milliseconds, width and bytes.
+    @exclusivity(unchecked) private var lastSeconds = (milliseconds: UInt64.max, width: 0, count: 0, bytes: (UInt64(0), UInt64(0)))
+
+    /// `milliseconds` as seconds with three decimals and `s`, right-aligned in `width` columns.
+    @inline(__always) private func writeSeconds(_ milliseconds: UInt64, width: Int) {
+        let whole = milliseconds / 1000, fraction = Int(milliseconds % 1000)
         append(whole, width: width - 5)   // then "." + three digits + "s"
-        append(UInt8(ascii: "."))
-        append(UInt8(ascii: "0") + UInt8(fraction / 100))
-        append(UInt8(ascii: "0") + UInt8(fraction / 10 % 10))
-        append(UInt8(ascii: "0") + UInt8(fraction % 10))
-        append(UInt8(ascii: "s"))
+        if count + 5 > capacity { flush() }
+        let end = buffer + count
+        end[0] = UInt8(ascii: ".")
+        end[1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: fraction / 100)
+        end[2] = digitPairs[2 &* (fraction % 100)]
+        end[3] = digitPairs[2 &* (fraction % 100) &+ 1]
+        end[4] = UInt8(ascii: "s")
+        count += 5
     }
 
     /// `text` as a JSON string, quoted and escaped byte by byte as ``JSON`` escapes it.

@@ -70,6 +70,10 @@ private func read(_ path: String) {
             let findings = try LeakAnalyzer.analyze(reader, session: session.id)
             for finding in findings { _ = finding.fingerprint }
             _ = try reader.state(session: session.id, at: UInt64(events / 2))
+            // The walks of `stats` and of `timeline`/`export` (the leak analysis with its companion).
+            _ = try TraceStats.compute(reader, session: session.id)
+            let timeline = try Timeline.build(reader, session: session.id)
+            _ = (timeline.lanes.count, timeline.deliveries.count)
         }
         _ = try TraceVerification.run(reader)
     } catch {
