@@ -34,8 +34,13 @@ struct Canonicalizer {
 
     init(names: CanonicalNames = CanonicalNames()) { self.names = names }
 
+    /// The post named last, always one of ``posts``: a post's deliveries follow it, so most
+    /// lookups are this one and need no hash.
+    private var lastPost: (id: UInt64, name: PostName)?
+
     private func postName(_ id: UInt64?) -> PostName? {
         guard let id else { return nil }
+        if let lastPost, lastPost.id == id { return lastPost.name }
         return posts[id] ?? olderPosts[id]
     }
 
@@ -123,6 +128,7 @@ struct Canonicalizer {
             let name = PostName(message: message, ordinal: postCounts[message]!)
             if posts.count >= Self.postWindow { (olderPosts, posts) = (posts, [:]) }
             posts[id] = name
+            lastPost = (id, name)
             out.append("post "); writePost(id, into: &out); out.append(" "); out.append(e.detail ?? "?")
             if let parent = e.parent { out.append(" parent "); writePost(parent, into: &out) }
             out.append(" "); out.append(e.payload ?? "")

@@ -61,8 +61,8 @@ public struct ReplayReport: Sendable {
     /// - Complexity: O(*n*) time in the events compared; see ``compareStreams(expected:actual:contextSize:ignoringLifecycle:replayError:)`` for memory.
     public static func compare(expected: [RecordedEvent], actual: [RecordedEvent], contextSize: Int = 3,
                                ignoringLifecycle: Bool = false, replayError: String? = nil) -> ReplayReport {
-        var left = expected.makeIterator(), right = actual.makeIterator()
-        return compareStreams(expected: { left.next() }, actual: { right.next() }, contextSize: contextSize,
+        var left = ArrayEvents(expected.makeIterator()), right = ArrayEvents(actual.makeIterator())
+        return compareStreams(expected: &left, actual: &right, contextSize: contextSize,
                               ignoringLifecycle: ignoringLifecycle, replayError: replayError)
     }
 
@@ -72,9 +72,12 @@ public struct ReplayReport: Sendable {
     /// few lines (the context), the stimuli of one side not yet matched by the other,
     /// and the reactions found on one side only so far, which for equal behaviour is
     /// nothing beyond a local reordering. Ids are renamed as ``compare(expected:actual:contextSize:ignoringLifecycle:replayError:)`` does.
-    static func compareStreams<E: Error>(expected: () throws(E) -> RecordedEvent?, actual: () throws(E) -> RecordedEvent?,
-                                         contextSize: Int = 3, ignoringLifecycle: Bool = false,
-                                         replayError: String? = nil) throws(E) -> ReplayReport {
+    ///
+    /// The sources are generic rather than closures: a closure's result, a large optional
+    /// struct, was copied and destroyed through reabstraction thunks on every event.
+    static func compareStreams<L: ComparedEvents, R: ComparedEvents>(
+        expected: inout L, actual: inout R, contextSize: Int = 3, ignoringLifecycle: Bool = false,
+        replayError: String? = nil) throws(L.Failure) -> ReplayReport where R.Failure == L.Failure {
         let names = CanonicalNames()
         var leftSide = Side(ignoringLifecycle: ignoringLifecycle, names: names)
         var rightSide = Side(ignoringLifecycle: ignoringLifecycle, names: names)
@@ -82,8 +85,8 @@ public struct ReplayReport: Sendable {
         var reactions = ReactionBalance()
         var leftDone = false, rightDone = false
         while !leftDone || !rightDone {
-            let hasLeft = leftDone ? false : try leftSide.advance(expected)
-            let hasRight = rightDone ? false : try rightSide.advance(actual)
+            let hasLeft = leftDone ? false : try leftSide.advance(&expected)
+            let hasRight = rightDone ? false : try rightSide.advance(&actual)
             if !hasLeft { leftDone = true }
             if !hasRight { rightDone = true }
             // Deliveries, nearly all of a large trace, are compared as integers and rendered only
@@ -154,8 +157,8 @@ public struct ReplayReport: Sendable {
         }
 
         /// Moves to the next compared event; `false` after the last.
-        mutating func advance<E: Error>(_ source: () throws(E) -> RecordedEvent?) throws(E) -> Bool {
-            while let event = try source() {
+        mutating func advance<S: ComparedEvents>(_ source: inout S) throws(S.Failure) -> Bool {
+            while let event = try source.next() {
                 if ignoringLifecycle && (event.kind == .lifecycle || event.kind == .actionRouted) { continue }
                 if let delivery = canonicalizer.delivery(event) {
                     self.delivery = delivery
@@ -387,4 +390,24 @@ public struct ReplayReport: Sendable {
         var missing: [Line] { leftOnly.values.joined().sorted { $0.seq < $1.seq } }
         var added: [Line] { rightOnly.values.joined().sorted { $0.seq < $1.seq } }
     }
+}
+
+/// Where a comparison reads one side's events from, one at a time, in `seq` order.
+protocol ComparedEvents {
+    associatedtype Failure: Error
+    mutating func next() throws(Failure) -> RecordedEvent?
+}
+
+extension EventCursor: ComparedEvents {
+    typealias Failure = TraceStoreError
+}
+
+/// Events held in memory, as a side of a comparison.
+struct ArrayEvents: ComparedEvents {
+    typealias Failure = Never
+    private var iterator: IndexingIterator<[RecordedEvent]>
+
+    init(_ iterator: IndexingIterator<[RecordedEvent]>) { self.iterator = iterator }
+
+    mutating func next() -> RecordedEvent? { iterator.next() }
 }

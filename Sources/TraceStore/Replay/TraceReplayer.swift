@@ -68,9 +68,9 @@ public enum TraceReplayer {
     /// Compares the sessions of two recorded traces (the newest of each by default).
     public static func diff(_ expected: String, _ actual: String, sessions: (Int64?, Int64?) = (nil, nil)) throws -> ReplayReport {
         let left = try TraceReader(path: expected), right = try TraceReader(path: actual)
-        let leftEvents = try left.events(session: try left.session(sessions.0).id, payloads: true)
-        let rightEvents = try right.events(session: try right.session(sessions.1).id, payloads: true)
-        return try ReplayReport.compareStreams(expected: leftEvents.next, actual: rightEvents.next)
+        var leftEvents = try left.events(session: try left.session(sessions.0).id, payloads: true)
+        var rightEvents = try right.events(session: try right.session(sessions.1).id, payloads: true)
+        return try ReplayReport.compareStreams(expected: &leftEvents, actual: &rightEvents)
     }
 
     /// Runs `body` on a fresh recorded bus and compares what it recorded with `expected`.
@@ -106,9 +106,9 @@ public enum TraceReplayer {
         try withExtendedLifetime(outcome.system) { () throws(TraceStoreError) in try recorder.close() }
         let failure = outcome.failure
         let reader = try TraceReader(path: path)
-        let left = try expected.events(session: session, payloads: true)
-        let right = try reader.events(session: recorder.sessionID, payloads: true)
-        return try ReplayReport.compareStreams(expected: left.next, actual: right.next,
+        var left = try expected.events(session: session, payloads: true)
+        var right = try reader.events(session: recorder.sessionID, payloads: true)
+        return try ReplayReport.compareStreams(expected: &left, actual: &right,
                                                ignoringLifecycle: ignoringLifecycle, replayError: failure)
     }
 
