@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# `tracectl timeline` and `export --format chrome-trace` (the commands that write a page or a
+# document of every post and delivery) against the plain scan, in turn, ROUNDS rounds (default 5):
+# min and median CPU time (perf stat's task-clock, ms) and their ratio, as bench-read-ratios.sh.
+# BEFORE=path/to/an/older/tracectl adds that build's rows, measured in the same rounds.
+#
+#   TRACES=/tmp/nb4 Scripts/bench-output-ratios.sh 1000000 10000000
+set -euo pipefail
+cd "$(dirname "$0")/.."
+traces=${TRACES:-/tmp/notifybus-read-traces}
+rounds=${ROUNDS:-5}
+tracectl=$PWD/.build/release/tracectl
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+ms() { perf stat -x, -e task-clock "$@" 2>&1 >/dev/null | awk -F, '/task-clock/ {printf "%.0f", $1}' || true; }
+stat() { sort -n | awk '{v[NR]=$1} END {printf "%d %d", v[1], v[int((NR+1)/2)]}'; }
+echo "| events | trace | build | command | min ms | scan min ms | min ratio | median ms | scan median ms | median ratio |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+for n in "${@:-1000000}"; do
+    for kind in closed killed; do
+        trace=$traces/$kind-$n.trace
+        builds=("this:$tracectl")
+        [ -n "${BEFORE:-}" ] && builds+=("before:$BEFORE")
+        labels=("scan") commands=("sqlite3 $trace 'SELECT count(*), sum(length(payload)) FROM events'") names=("")
+        for build in "${builds[@]}"; do
+            name=${build%%:*} binary=${build#*:}
+            labels+=("timeline" "export --format chrome-trace") names+=("$name" "$name")
+            commands+=("$binary timeline $trace -o $out/page.html" "$binary export $trace --format chrome-trace -o $out/export.json")
+        done
+        declare -A runs=()
+        for _ in $(seq "$rounds"); do
+            for i in "${!commands[@]}"; do runs[$i]+="$(eval "ms ${commands[$i]}") "; done
+        done
+        read -r scanmin scanmed <<< "$(tr ' ' '\n' <<< "${runs[0]}" | grep . | stat)"
+        for i in "${!commands[@]}"; do
+            [ "$i" -eq 0 ] && continue
+            read -r min med <<< "$(tr ' ' '\n' <<< "${runs[$i]}" | grep . | stat)"
+            printf '| %s | %s | %s | `%s` | %d | %d | %.2f× | %d | %d | %.2f× |\n' "$n" "$kind" "${names[$i]}" "${labels[$i]}" "$min" "$scanmin" \
+                "$(echo "$min / $scanmin" | bc -l)" "$med" "$scanmed" "$(echo "$med / $scanmed" | bc -l)"
+        done
+        unset runs
+    done
+done
