@@ -9,25 +9,20 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${ROUNDS:-5}
 tracectl=${TRACECTL:-$PWD/.build/release/tracectl}
-ms() { perf stat -x, -e task-clock "$@" 2>&1 >/dev/null | awk -F, '/task-clock/ {printf "%.0f", $1}' || true; }
-stat() { sort -n | awk '{v[NR]=$1} END {printf "%d %d", v[1], v[int((NR+1)/2)]}'; }
+source Scripts/ratios-common.sh
 echo "| trace | command | min ms | median ms | scan min ms | scan median ms | min / scan | median / scan | min / two scans |"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 for trace in "$@"; do
     labels=("scan" "diff")
     commands=("sqlite3 $trace 'SELECT count(*), sum(length(payload)) FROM events'" "$tracectl diff $trace $trace")
     if [ -n "${BEFORE:-}" ]; then labels+=("diff (before)"); commands+=("$BEFORE diff $trace $trace"); fi
-    declare -A runs=()
-    for _ in $(seq "$rounds"); do
-        for i in "${!commands[@]}"; do runs[$i]+="$(eval "ms ${commands[$i]}") "; done
-    done
-    read -r scanmin scanmed <<< "$(tr ' ' '\n' <<< "${runs[0]}" | grep . | stat)"
+    in_turn "$rounds"
+    scanmin=${mins[0]} scanmed=${medians[0]}
     for i in "${!commands[@]}"; do
         [ "$i" -eq 0 ] && continue
-        read -r min med <<< "$(tr ' ' '\n' <<< "${runs[$i]}" | grep . | stat)"
+        min=${mins[$i]} med=${medians[$i]}
         printf '| %s | `%s` | %d | %d | %d | %d | %.1f× | %.1f× | %.1f× |\n' "$(basename "$trace")" "${labels[$i]}" "$min" "$med" \
             "$scanmin" "$scanmed" "$(echo "$min / $scanmin" | bc -l)" "$(echo "$med / $scanmed" | bc -l)" \
             "$(echo "$min / (2 * $scanmin)" | bc -l)"
     done
-    unset runs
 done

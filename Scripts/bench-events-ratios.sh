@@ -11,8 +11,7 @@ traces=${TRACES:-/tmp/notifybus-read-traces}
 rounds=${ROUNDS:-5}
 tracectl=$PWD/.build/release/tracectl
 before=${BEFORE:-}
-ms() { perf stat -x, -e task-clock "$@" 2>&1 >/dev/null | awk -F, '/task-clock/ {printf "%.0f", $1}' || true; }
-stat() { sort -n | awk '{v[NR]=$1} END {printf "%d %d", v[1], v[int((NR+1)/2)]}'; }
+source Scripts/ratios-common.sh
 echo "| events | trace | command | min ms | scan min ms | min ratio | median ms | scan median ms | median ratio |"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 for n in "${@:-1000000}"; do
@@ -25,17 +24,13 @@ for n in "${@:-1000000}"; do
             labels+=("events (before)" "events --format json (before)")
             commands+=("$before events $trace" "$before events $trace --format json")
         fi
-        declare -A runs=()
-        for _ in $(seq "$rounds"); do
-            for i in "${!commands[@]}"; do runs[$i]+="$(eval "ms ${commands[$i]}") "; done
-        done
-        read -r scanmin scanmed <<< "$(tr ' ' '\n' <<< "${runs[0]}" | grep . | stat)"
+        in_turn "$rounds"
+        scanmin=${mins[0]} scanmed=${medians[0]}
         for i in "${!commands[@]}"; do
             [ "$i" -eq 0 ] && continue
-            read -r min med <<< "$(tr ' ' '\n' <<< "${runs[$i]}" | grep . | stat)"
+            min=${mins[$i]} med=${medians[$i]}
             printf '| %s | %s | `%s` | %d | %d | %.2f× | %d | %d | %.2f× |\n' "$n" "$kind" "${labels[$i]}" "$min" "$scanmin" \
                 "$(echo "$min / $scanmin" | bc -l)" "$med" "$scanmed" "$(echo "$med / $scanmed" | bc -l)"
         done
-        unset runs
     done
 done

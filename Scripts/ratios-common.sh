@@ -1,0 +1,24 @@
+# Sourced by the bench-*-ratios.sh scripts: commands run in turn with the plain scan, on a machine
+# whose speed moves from run to run, so that each ratio compares runs made in the same minutes.
+#
+#   commands=("SCAN" "CMD1" "CMD2" ...)   # shell text, evaluated; commands[0] is the scan
+#   in_turn ROUNDS                        # then mins[i], medians[i] in ms (perf stat's task-clock)
+
+# CPU time of one run of "$@" in ms; its standard output is discarded.
+ms() { perf stat -x, -e task-clock "$@" 2>&1 >/dev/null | awk -F, '/task-clock/ {printf "%.0f", $1}' || true; }
+
+# "MIN MEDIAN" of the numbers on standard input.
+min_median() { sort -n | awk '{v[NR]=$1} END {printf "%d %d", v[1], v[int((NR+1)/2)]}'; }
+
+# Runs every command of `commands` once per round, in order, ROUNDS rounds; sets `mins` and `medians`.
+in_turn() {
+    local rounds=$1 i
+    local -a runs=()
+    for _ in $(seq "$rounds"); do
+        for i in "${!commands[@]}"; do runs[$i]+="$(eval "ms ${commands[$i]}") "; done
+    done
+    mins=() medians=()
+    for i in "${!commands[@]}"; do
+        read -r "mins[$i]" "medians[$i]" <<< "$(tr ' ' '\n' <<< "${runs[$i]}" | grep . | min_median)"
+    done
+}
