@@ -1,4 +1,4 @@
-public import NotifyBus
+import NotifyBus
 
 /// UIKit's `UIApplication.State`, plus the state before launch.
 public enum ApplicationState: String, Sendable, Codable, CaseIterable {

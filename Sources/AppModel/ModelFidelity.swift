@@ -1,4 +1,4 @@
-public import NotifyBus
+import NotifyBus
 
 /// How closely the model follows UIKit where scenario files of format 1 were recorded with
 /// an older approximation. A format-1 file runs with ``v1`` so that it records unchanged.

@@ -1,5 +1,5 @@
 public import Foundation
-public import NotifyBus
+import NotifyBus
 public import TraceStore
 import AppModel
 

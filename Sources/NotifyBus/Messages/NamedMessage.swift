@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// A notification identified only by its name, with a JSON payload: the
 /// audio-session interruption, the memory warning, an app's own names.

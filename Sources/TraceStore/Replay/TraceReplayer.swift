@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import NotifyBus
 
 /// Turns recorded traces into regression tests.
