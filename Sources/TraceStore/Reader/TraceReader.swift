@@ -166,7 +166,7 @@ public final class TraceReader {
         }
         // Sequence numbers are unsigned: a negative one is damage, refused here (one index probe) rather than
         // trapping wherever it is read.
-        if let first = try db.scalar("SELECT seq FROM events WHERE session = ?1 ORDER BY seq LIMIT 1", .integer(wanted)), first < 0 {
+        if let first = try db.scalar(Self.firstEventSQL, .integer(wanted)), first < 0 {
             throw Self.negativeSeq(path, session: wanted, seq: first)
         }
         return session

@@ -169,9 +169,11 @@ struct Canonicalizer {
         return true
     }
 
+    /// An owner as ``writeOwner(_:into:)`` writes it, as a `String` (for an observer's name).
     private func owner(_ id: UInt64?) -> String {
-        guard let id else { return "-" }
-        return owners[id] ?? "#\(id)"
+        var bytes: [UInt8] = []
+        writeOwner(id, into: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     private func writeOwner(_ id: UInt64?, into out: inout [UInt8]) {
