@@ -25,12 +25,6 @@ for n in "${@:-1000000}"; do
             commands+=("$before events $trace" "$before events $trace --format json")
         fi
         in_turn "$rounds"
-        scanmin=${mins[0]} scanmed=${medians[0]}
-        for i in "${!commands[@]}"; do
-            [ "$i" -eq 0 ] && continue
-            min=${mins[$i]} med=${medians[$i]}
-            printf '| %s | %s | `%s` | %d | %d | %.2f× | %d | %d | %.2f× |\n' "$n" "$kind" "${labels[$i]}" "$min" "$scanmin" \
-                "$(echo "$min / $scanmin" | bc -l)" "$med" "$scanmed" "$(echo "$med / $scanmed" | bc -l)"
-        done
+        ratio_rows "$n | $kind"
     done
 done

@@ -28,12 +28,6 @@ for n in "${@:-1000000}"; do
                   "$tracectl events $trace --kind lifecycle"
                   "$tracectl sql $trace 'SELECT count(*), sum(removed_seq) FROM observers'")
         in_turn "$rounds"
-        scanmin=${mins[0]} scanmed=${medians[0]}
-        for i in "${!commands[@]}"; do
-            [ "$i" -eq 0 ] && continue
-            min=${mins[$i]} med=${medians[$i]}
-            printf '| %s | %s | `%s` | %d | %d | %.2f× | %d | %d | %.2f× |\n' "$n" "$kind" "${labels[$i]}" "$min" "$scanmin" \
-                "$(echo "$min / $scanmin" | bc -l)" "$med" "$scanmed" "$(echo "$med / $scanmed" | bc -l)"
-        done
+        ratio_rows "$n | $kind"
     done
 done

@@ -22,3 +22,14 @@ in_turn() {
         read -r "mins[$i]" "medians[$i]" <<< "$(tr ' ' '\n' <<< "${runs[$i]}" | grep . | min_median)"
     done
 }
+
+# After in_turn: a table row per command but the scan, "| PREFIX | `label` | min | scan min | ratio |
+# median | scan median | ratio |", labels from `labels`; PREFIX is the leading cells ("N | kind").
+ratio_rows() {
+    local prefix=$1 i
+    for i in "${!commands[@]}"; do
+        [ "$i" -eq 0 ] && continue
+        printf '| %s | `%s` | %d | %d | %.2f× | %d | %d | %.2f× |\n' "$prefix" "${labels[$i]}" "${mins[$i]}" "${mins[0]}" \
+            "$(echo "${mins[$i]} / ${mins[0]}" | bc -l)" "${medians[$i]}" "${medians[0]}" "$(echo "${medians[$i]} / ${medians[0]}" | bc -l)"
+    done
+}
