@@ -110,8 +110,14 @@ extension TraceReader {
         }
     }
 
-    /// ``forEachEventWithRegistrations(session:filter:_:)`` with rows in place: each event the filter
-    /// passes (`wanted`) and every owner and observer registration, in `seq` order.
+    /// Calls `body` with each event of `session` that `filter` passes (`wanted` true) and with
+    /// every owner and observer registration (`wanted` false unless the filter passes it too),
+    /// rows in place, in `seq` order, until it returns `false` or `filter.limit` wanted events were given.
+    ///
+    /// One walk of the session: a caller naming owners and observers learns them from the
+    /// registrations, which always come before the events that mention them, while SQLite
+    /// leaves every other row the filter rejects. This is how `tracectl events` reads a trace
+    /// without indexes; with indexes, a filter that an index serves is a search instead.
     package func forEachEventRowWithRegistrations(session: Int64, filter: EventFilter,
                                                   _ body: (_ row: StatementEventRow, _ wanted: Bool) throws -> Bool) throws {
         let (sql, values) = registrationsAndEventsQuery(session: session, filter: filter)

@@ -10,7 +10,7 @@ extension TraceReader {
     /// The result column saying whether a row registers an owner under the label `--owner` names.
     static let labelsOwnerColumn: Int32 = 15
 
-    /// The SQL of ``forEachEventWithRegistrations(session:filter:_:)``: one walk of the session's
+    /// The SQL of ``forEachEventRowWithRegistrations(session:filter:_:)``: one walk of the session's
     /// primary key (up to `filter.until`) whose `WHERE` keeps the rows the filter passes and the
     /// registrations, with the filter computed by SQLite on the integer columns: a message by its
     /// interned id, looked up once here; an owner label by the owners registered under it so far
@@ -57,40 +57,4 @@ extension TraceReader {
         sql += " ORDER BY e.seq"
         return (sql, values)
     }
-
-    /// Calls `body` with each event of `session` that `filter` passes (`wanted` true) and with
-    /// every owner and observer registration (`wanted` false unless the filter passes it too),
-    /// in `seq` order, until it returns `false` or `filter.limit` wanted events were given.
-    ///
-    /// One walk of the session: a caller naming owners and observers learns them from the
-    /// registrations, which always come before the events that mention them, while SQLite
-    /// leaves every other row the filter rejects. This is how `tracectl events` reads a trace
-    /// without indexes; with indexes, a filter that an index serves is a search instead
-    /// (``forEachEvent(session:filter:_:)``).
-    package func forEachEventWithRegistrations(session: Int64, filter: EventFilter,
-                                               _ body: (_ event: RecordedEvent, _ wanted: Bool) throws -> Bool) throws {
-        let (sql, values) = registrationsAndEventsQuery(session: session, filter: filter)
-        let statement = try db.prepare(sql)
-        try statement.bind(values)
-        let labelled = OwnerSet()
-        walk.body = { row in row.id(0).map(labelled.ids.contains) ?? false }
-        defer { walk.body = nil }
-        let cursor = EventCursor(statement: statement, session: session, strings: strings, path: path)
-        var given = 0
-        if let limit = filter.limit, limit <= 0 { return }
-        while let event = try cursor.next() {
-            if statement.int64(Int(Self.labelsOwnerColumn)) != 0, let owner = event.owner { labelled.ids.insert(owner) }
-            let wanted = statement.int64(Int(Self.wantedColumn)) != 0
-            guard try body(event, wanted) else { return }
-            if wanted {
-                given += 1
-                if let limit = filter.limit, given >= limit { return }
-            }
-        }
-    }
-}
-
-/// The owners registered under a label so far, read by the walk function between rows.
-private final class OwnerSet {
-    var ids = Set<UInt64>()
 }
