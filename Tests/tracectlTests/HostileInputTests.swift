@@ -172,6 +172,23 @@ import Testing
         #expect(verify.stdout.contains("seq 3: unknown event kind 99"), "\(verify.stdout)")
     }
 
+    /// A payload that is not ASCII JSON (a NUL inside, invalid UTF-8) is printed as a C string
+    /// read it: up to the NUL, invalid bytes replaced; never a trap, never the bytes after the NUL.
+    @Test func aPayloadWithANulOrInvalidUTF8IsPrintedUpToTheNul() throws {
+        let dir = try Scratch()
+        let trace = try demoTrace(dir)
+        do {
+            let db = try Database(path: trace, mode: .create)
+            try db.execute("UPDATE payloads SET json = CAST(X'7B2261223A22C3A9FF227D005A5158' AS TEXT) WHERE id = (SELECT payload FROM events WHERE seq = 19)")
+        }
+        #expect(try tracectl("events", trace).status == 0)
+        // JSON prints a post's payload as it is stored (text does not print it).
+        let run = try tracectl("events", trace, "--format", "json")
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("\"payload\":{\"a\":\"é\u{FFFD}\"}"), "\(run.stdout.prefix(2000))")
+        #expect(!run.stdout.contains("ZQX"))
+    }
+
     @Test func aSequenceNumberStoredAsAHugeRealDoesNotTrap() throws {
         let dir = try Scratch()
         let trace = try demoTrace(dir)

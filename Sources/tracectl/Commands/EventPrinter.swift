@@ -325,12 +325,7 @@ final class EventPrinter {
     /// Writes the payload as `out.write(String)` wrote it; `false` when there is none.
     private func writePayload<R: EventRow>(_ e: R) -> Bool {
         if let bytes = payload(e) { out.append(bytes); return true }
-        guard let bytes = e.bytes(.payload) else { return false }
-        let text = bytes.withMemoryRebound(to: CChar.self) { chars -> String in
-            var terminated = Array(chars)
-            terminated.append(0)
-            return String(cString: terminated)
-        }
+        guard let text = payloadString(e) else { return false }
         out.write(text)
         return true
     }
@@ -338,11 +333,9 @@ final class EventPrinter {
     /// The payload as a `String` (`actionRouted`'s responders).
     private func payloadString<R: EventRow>(_ e: R) -> String? {
         guard let bytes = e.bytes(.payload) else { return nil }
-        return bytes.withMemoryRebound(to: CChar.self) { chars -> String in
-            var terminated = Array(chars)
-            terminated.append(0)
-            return String(cString: terminated)
-        }
+        // As `String(cString:)` read the column: up to its first NUL, invalid UTF-8 repaired.
+        let end = bytes.firstIndex(of: 0) ?? bytes.endIndex
+        return String(decoding: UnsafeBufferPointer(rebasing: bytes[..<end]), as: UTF8.self)
     }
 
     /// For `actionRouted`: the owner ids of the responders tried, as `RecordedEvent.triedResponders` reads them.
