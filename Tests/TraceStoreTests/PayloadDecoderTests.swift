@@ -110,4 +110,19 @@ struct PayloadDecoderTests {
         #expect(!fastError.isEmpty)
         #expect(fastError == foundationError)
     }
+
+    /// An object of many members is left to JSONDecoder (its members are searched one by one
+    /// here, which would grow with the square of a large payload), and decodes as JSONDecoder decodes it.
+    @Test func anObjectOfManyMembersIsLeftToJSONDecoder() throws {
+        struct Table: Codable, Equatable { var table: [String: Int] }
+        for count in [PayloadDecoder.Parser.maxMembers, PayloadDecoder.Parser.maxMembers + 1, 10_000] {
+            let body = (0..<count).map { "\"k\($0)\":\($0)" }.joined(separator: ",")
+            let json = Data("{\"table\":{\(body)}}".utf8)
+            let ours = json.withUnsafeBytes { PayloadDecoder.decode(Table.self, from: $0) }
+            #expect((ours == nil) == (count > PayloadDecoder.Parser.maxMembers), "\(count)")
+            let expected = try PayloadCoding.decoder().decode(Table.self, from: json)
+            #expect(try PayloadCoding.decode(Table.self, from: json) == expected)
+            #expect(expected.table.count == count)
+        }
+    }
 }

@@ -60,6 +60,9 @@ struct PayloadDecoder {
         var index = 0
         var depth = 0
         static let maxDepth = 64
+        /// The most members of one object this decoder reads; past them `JSONDecoder` decides: finding a member (and the check
+        /// for a repeated key) is a search of the object's members, which must stay small.
+        static let maxMembers = 64
 
         init(bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
@@ -113,7 +116,7 @@ struct PayloadDecoder {
                 skipSpace()
                 guard index < bytes.count, bytes[index] == UInt8(ascii: "\""), let key = string() else { return nil }
                 // What JSONDecoder does with a repeated key is its own business.
-                guard !members.contains(where: { $0.key == key }) else { return nil }
+                guard members.count < Self.maxMembers, !members.contains(where: { $0.key == key }) else { return nil }
                 skipSpace()
                 guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { return nil }
                 index += 1
