@@ -31,13 +31,8 @@ final class ScriptData {
     static func += (sink: inout ScriptData, text: String) { sink.write(text) }
 
     /// A number in decimal, straight into the page: digits and a sign cannot close the element.
-    func number(_ value: UInt64) {
-        out.append(value)
-        afterLess = false
-    }
-
-    func number(_ value: Int) {
-        out.append(Int64(value))
+    func number<Value: BinaryInteger>(_ value: Value) {
+        if Value.isSigned { out.append(Int64(value)) } else { out.append(UInt64(value)) }
         afterLess = false
     }
 
@@ -111,15 +106,7 @@ struct TimelineData {
             return strings.count - 1
         }
         let observers = timeline.observers
-        func column(_ name: String, _ values: [UInt64]) {
-            out += "\"\(name)\":["
-            for (index, value) in values.enumerated() {
-                if index > 0 { out.punctuation(UInt8(ascii: ",")) }
-                out.number(value)
-            }
-            out += "]"
-        }
-        func column(_ name: String, _ values: [Int]) {
+        func column<Value: BinaryInteger>(_ name: String, _ values: [Value]) {
             out += "\"\(name)\":["
             for (index, value) in values.enumerated() {
                 if index > 0 { out.punctuation(UInt8(ascii: ",")) }
