@@ -29,7 +29,12 @@ public struct RecordedEvent: Sendable, Hashable {
     /// For `actionRouted`: the owner ids of the responders tried, in order.
     public var triedResponders: [UInt64] {
         guard kind == .actionRouted, let payload else { return [] }
-        return payload.split(whereSeparator: { $0 == "[" || $0 == "]" || $0 == "," }).compactMap { UInt64($0) }
+        return Self.responders(in: payload)
+    }
+
+    /// The owner ids in an `actionRouted` payload (`[3,5]`), in order.
+    static func responders(in payload: String) -> [UInt64] {
+        payload.split(whereSeparator: { $0 == "[" || $0 == "]" || $0 == "," }).compactMap { UInt64($0) }
     }
 
     public init(session: Int64, seq: UInt64, time: UInt64, kind: EventKind, message: String? = nil,

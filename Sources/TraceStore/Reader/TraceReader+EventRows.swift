@@ -143,7 +143,7 @@ extension TraceReader {
     }
 
     /// The current row of `statement`, its sequence number and kind checked as ``EventCursor`` checks them.
-    private func checkedRow(_ statement: Statement, session: Int64) throws(TraceStoreError) -> StatementEventRow {
+    func checkedRow(_ statement: Statement, session: Int64) throws(TraceStoreError) -> StatementEventRow {
         let s = statement.handle
         let seq = sqlite3_column_int64(s, EventColumn.seq.rawValue)
         guard seq >= 0 else { throw Self.negativeSeq(path, session: session, seq: seq) }
@@ -155,7 +155,7 @@ extension TraceReader {
     }
 
     /// Runs a step, reporting a damaged file as such.
-    private func damaged<T>(_ body: () throws(TraceStoreError) -> T) throws(TraceStoreError) -> T {
+    func damaged<T>(_ body: () throws(TraceStoreError) -> T) throws(TraceStoreError) -> T {
         do { return try body() } catch { throw Self.damaged(path, error) }
     }
 

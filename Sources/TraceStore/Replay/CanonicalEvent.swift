@@ -17,6 +17,8 @@ struct Canonicalizer {
     private var observerCounts: [String: Int] = [:]
     /// The names both sides of a comparison number alike, so that a delivery is compared as integers.
     let names: CanonicalNames
+    /// This side's interned strings: rows name them by id.
+    let strings: SideStrings
     /// A post's canonical name, kept as its parts: most posts are named once and never printed.
     private struct PostName {
         /// The message's number in ``names``.
@@ -32,7 +34,10 @@ struct Canonicalizer {
     /// windows after its post names it `?`, as it names a post never recorded.
     static let postWindow = 65_536
 
-    init(names: CanonicalNames = CanonicalNames()) { self.names = names }
+    init(names: CanonicalNames = CanonicalNames(), strings: SideStrings) {
+        self.names = names
+        self.strings = strings
+    }
 
     /// The post named last, always one of ``posts``: a post's deliveries follow it, so most
     /// lookups are this one and need no hash.
@@ -51,12 +56,12 @@ struct Canonicalizer {
 
     /// A delivery or skip in canonical form, or `nil` for any other event: what ``render(_:into:)``
     /// would write for it, as integers numbered by ``names``.
-    func delivery(_ e: RecordedEvent) -> CanonicalDelivery? {
+    func delivery<R: ComparedRow>(_ e: R) -> CanonicalDelivery? {
         guard e.kind == .delivered || e.kind == .skipped else { return nil }
-        let post = postName(e.post)
+        let post = postName(e.id(.post))
         return CanonicalDelivery(skipped: e.kind == .skipped, message: post?.message ?? CanonicalDelivery.unknown,
                                  ordinal: post?.ordinal ?? 0,
-                                 observer: e.observer.flatMap { observers[$0]?.name } ?? CanonicalDelivery.unknown)
+                                 observer: e.id(.observer).flatMap { observers[$0]?.name } ?? CanonicalDelivery.unknown)
     }
 
     /// The lifecycle steps that something outside the app did: the user navigating,
@@ -64,13 +69,14 @@ struct Canonicalizer {
     static let stimulusPhases: Set<LifecyclePhase> = [.launch, .push, .pop, .present, .dismiss, .selectTab,
                                                       .keyboard, .wait, .rotate, .transitionCancelled, .touchReceived]
 
-    /// Whether an event is a stimulus (what the outside world did) rather than a reaction.
-    static func isStimulus(_ event: RecordedEvent) -> Bool {
+    /// Whether an event is a stimulus (what the outside world did) rather than a reaction:
+    /// a post of origin `stimulus`, a lifecycle step of a ``stimulusPhases`` phase, a routed action.
+    func isStimulus<R: ComparedRow>(_ event: R) -> Bool {
         switch event.kind {
         case .posted:
-            return event.origin == .stimulus
+            return event.stringID(.detail).map(strings.isStimulusOrigin) ?? false
         case .lifecycle:
-            return event.phase.map(stimulusPhases.contains) ?? false
+            return event.stringID(.detail).map(strings.isStimulusPhase) ?? false
         case .actionRouted:
             return true
         default:
@@ -78,60 +84,79 @@ struct Canonicalizer {
         }
     }
 
-    /// The canonical text of `event`, or `nil` for bookkeeping events that are not compared.
-    mutating func render(_ e: RecordedEvent) -> String? {
-        var bytes: [UInt8] = []
-        guard render(e, into: &bytes) else { return nil }
-        return String(decoding: bytes, as: UTF8.self)
+    /// Messages' numbers in ``names`` by this side's string id: a post's message is looked up, not hashed as text.
+    private var messageNumbers: [Int64: Int32] = [:]
+    /// The number of a message that is NULL or not in the table, named `?`.
+    private var unknownMessage: Int32?
+
+    /// The number in ``names`` of the message with string id `id`: of its text, or of `?` when it has none.
+    private mutating func messageNumber(_ id: Int64?) -> Int32 {
+        if let id, let number = messageNumbers[id] { return number }
+        guard let id, let text = strings.text(id) else {
+            if let unknownMessage { return unknownMessage }
+            let number = names.number("?")
+            unknownMessage = number
+            return number
+        }
+        let number = names.number(text)
+        messageNumbers[id] = number
+        return number
     }
+
+    /// The text of a string column, `nil` for NULL or an id the trace's table lacks.
+    private func text<R: ComparedRow>(_ e: R, _ column: EventColumn) -> String? { e.stringID(column).flatMap(strings.text) }
 
     /// Writes the canonical text of `event` into `out` (emptied first) and returns `true`, or
     /// returns `false` for bookkeeping events that are not compared.
     ///
-    /// Names are looked up, not built: a comparison of equal traces renders each event into
-    /// a reused buffer and compares bytes, and makes a `String` only of what it reports.
-    mutating func render(_ e: RecordedEvent, into out: inout [UInt8]) -> Bool {
+    /// The row is read in place, its strings by id: a comparison of equal traces renders each event
+    /// into a reused buffer and compares bytes, and makes a `String` only of what it reports.
+    /// What a kind reads is what ``EventCursor`` reads for it into a ``RecordedEvent``.
+    mutating func render<R: ComparedRow>(_ e: R, into out: inout [UInt8]) -> Bool {
         out.removeAll(keepingCapacity: true)
         switch e.kind {
         case .sessionStarted, .sessionEnded:
             return false
         case .ownerRegistered:
-            guard let id = e.owner else { return false }
-            let label = e.note ?? e.detail ?? "?"
+            guard let id = e.id(.owner) else { return false }
+            let label = text(e, .note) ?? text(e, .detail) ?? "?"
             ownerCounts[label, default: 0] += 1
             owners[id] = "\(label)#\(ownerCounts[label]!)"
             return false
         case .observerAdded:
-            guard let id = e.observer else { return false }
-            let base = "\(owner(e.owner)).\(e.message ?? "*")"
+            guard let id = e.id(.observer) else { return false }
+            let base = "\(owner(e.id(.owner))).\(text(e, .message) ?? "*")"
             observerCounts[base, default: 0] += 1
             let name = "\(base)#\(observerCounts[base]!)"
             observers[id] = (name, names.number(name))
             out.append("add "); out.append(name)
-            if let kind = e.observerKind, kind != .token {
+            // Version-1 traces, which do not record an observer's kind, had typed tokens only.
+            let kind = text(e, .detail).flatMap(ObserverKind.init(rawValue:)) ?? .token
+            if kind != .token {
                 out.append(" "); out.append(kind.rawValue)
-                if let capture = e.capture { out.append(" "); out.append(capture.rawValue) }
+                if let capture = text(e, .note).flatMap(BlockCapture.init(rawValue:)) { out.append(" "); out.append(capture.rawValue) }
             }
-            if let sender = e.sender { out.append(" sender "); writeOwner(sender, into: &out) }
+            if let sender = e.id(.sender) { out.append(" sender "); writeOwner(sender, into: &out) }
         case .observerRemoved:
-            if let id = e.observer, let name = observers[id]?.text {
+            if let id = e.id(.observer), let name = observers[id]?.text {
                 out.append("remove "); out.append(name)
             } else {
-                out.append("remove nothing: "); writeOwner(e.owner, into: &out); out.append(".")
-                out.append(e.message ?? "?")
+                out.append("remove nothing: "); writeOwner(e.id(.owner), into: &out); out.append(".")
+                out.append(text(e, .message) ?? "?")
             }
-            out.append(" ("); out.append(e.detail ?? "?"); out.append(")")
+            out.append(" ("); out.append(text(e, .detail) ?? "?"); out.append(")")
         case .posted:
-            guard let id = e.post else { return false }
-            let message = names.number(e.message ?? "?")
+            guard let id = e.id(.post) else { return false }
+            let message = messageNumber(e.stringID(.message))
             postCounts[message, default: 0] += 1
             let name = PostName(message: message, ordinal: postCounts[message]!)
             if posts.count >= Self.postWindow { (olderPosts, posts) = (posts, [:]) }
             posts[id] = name
             lastPost = (id, name)
-            out.append("post "); writePost(id, into: &out); out.append(" "); out.append(e.detail ?? "?")
-            if let parent = e.parent { out.append(" parent "); writePost(parent, into: &out) }
-            out.append(" "); out.append(e.payload ?? "")
+            out.append("post "); writePost(id, into: &out); out.append(" ")
+            out.append(text(e, .detail) ?? "?")
+            if let parent = e.id(.parent) { out.append(" parent "); writePost(parent, into: &out) }
+            out.append(" "); e.appendPayload(to: &out)
         case .enqueued:
             // Whether a delivery is queued depends on the thread that posted, not on
             // the code under test; the delivery that follows is compared.
@@ -139,32 +164,34 @@ struct Canonicalizer {
         case .delivered, .skipped:
             names.write(delivery(e)!, into: &out)
         case .lifecycle:
-            writeOwner(e.owner, into: &out); out.append(" "); out.append(e.detail ?? "?")
-            if let note = e.note { out.append(" "); out.append(note) }
+            writeOwner(e.id(.owner), into: &out); out.append(" "); out.append(text(e, .detail) ?? "?")
+            if let note = text(e, .note) { out.append(" "); out.append(note) }
         case .actionRouted:
-            out.append("action "); out.append(e.detail ?? "?"); out.append(" from "); writeOwner(e.sender, into: &out)
+            out.append("action "); out.append(text(e, .detail) ?? "?"); out.append(" from "); writeOwner(e.id(.sender), into: &out)
             out.append(" tried ")
             for (index, responder) in e.triedResponders.enumerated() {
                 if index > 0 { out.append(",") }
                 writeOwner(responder, into: &out)
             }
             out.append(" -> ")
-            if let handler = e.owner { writeOwner(handler, into: &out) } else { out.append("nobody") }
+            if let handler = e.id(.owner) { writeOwner(handler, into: &out) } else { out.append("nobody") }
         case .bridgeRejected:
-            out.append("rejected "); out.append(e.message ?? "?"); out.append(": "); out.append(e.note ?? "")
+            out.append("rejected "); out.append(text(e, .message) ?? "?"); out.append(": "); out.append(text(e, .note) ?? "")
         case .ownerAttached:
-            out.append("attach "); writeOwner(e.owner, into: &out); out.append(" to "); writeOwner(e.host, into: &out)
+            // The host is stored in the parent column.
+            out.append("attach "); writeOwner(e.id(.owner), into: &out); out.append(" to "); writeOwner(e.id(.parent), into: &out)
         case .ownerReleased:
             // When the bus notices a plain release depends on where the allocator puts
             // the next object (an address reused, a sweep due), not on the code under
-            // test, so only a release kept back by a strong block is compared.
-            guard let retainer = e.retainedBy else { return false }
-            out.append("released "); writeOwner(e.owner, into: &out); out.append(" kept alive by ")
+            // test, so only a release kept back by a strong block is compared; the block
+            // observer that keeps the owner alive is stored in the observer column.
+            guard let retainer = e.id(.observer) else { return false }
+            out.append("released "); writeOwner(e.id(.owner), into: &out); out.append(" kept alive by ")
             out.append(observers[retainer]?.text ?? "?")
         case .trapped:
-            out.append("trap "); writePost(e.post, into: &out); out.append(" -> ")
-            out.append(e.observer.flatMap { observers[$0]?.text } ?? "?")
-            out.append(" ("); out.append(e.trapReason.map(\.rawValue) ?? "?"); out.append(")")
+            out.append("trap "); writePost(e.id(.post), into: &out); out.append(" -> ")
+            out.append(e.id(.observer).flatMap { observers[$0]?.text } ?? "?")
+            out.append(" ("); out.append(text(e, .detail).flatMap(TrapReason.init(rawValue:)).map(\.rawValue) ?? "?"); out.append(")")
         }
         return true
     }

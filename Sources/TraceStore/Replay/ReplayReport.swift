@@ -79,8 +79,8 @@ public struct ReplayReport: Sendable {
         expected: inout L, actual: inout R, contextSize: Int = 3, ignoringLifecycle: Bool = false,
         replayError: String? = nil) throws(L.Failure) -> ReplayReport where R.Failure == L.Failure {
         let names = CanonicalNames()
-        var leftSide = Side(ignoringLifecycle: ignoringLifecycle, names: names)
-        var rightSide = Side(ignoringLifecycle: ignoringLifecycle, names: names)
+        var leftSide = Side(ignoringLifecycle: ignoringLifecycle, names: names, strings: expected.strings)
+        var rightSide = Side(ignoringLifecycle: ignoringLifecycle, names: names, strings: actual.strings)
         var all = Aligner(contextSize: contextSize, names: names), stimuli = Aligner(contextSize: contextSize, names: names)
         var reactions = ReactionBalance()
         var leftDone = false, rightDone = false
@@ -151,9 +151,9 @@ public struct ReplayReport: Sendable {
         var delivery: CanonicalDelivery?
         private var rendered = true
 
-        init(ignoringLifecycle: Bool, names: CanonicalNames) {
+        init(ignoringLifecycle: Bool, names: CanonicalNames, strings: SideStrings) {
             self.ignoringLifecycle = ignoringLifecycle
-            canonicalizer = Canonicalizer(names: names)
+            canonicalizer = Canonicalizer(names: names, strings: strings)
         }
 
         /// Moves to the next compared event; `false` after the last.
@@ -170,7 +170,7 @@ public struct ReplayReport: Sendable {
                 }
                 count += 1
                 seq = event.seq
-                isStimulus = Canonicalizer.isStimulus(event)
+                isStimulus = canonicalizer.isStimulus(event)
                 return true
             }
             return false
@@ -390,24 +390,4 @@ public struct ReplayReport: Sendable {
         var missing: [Line] { leftOnly.values.joined().sorted { $0.seq < $1.seq } }
         var added: [Line] { rightOnly.values.joined().sorted { $0.seq < $1.seq } }
     }
-}
-
-/// Where a comparison reads one side's events from, one at a time, in `seq` order.
-protocol ComparedEvents {
-    associatedtype Failure: Error
-    mutating func next() throws(Failure) -> RecordedEvent?
-}
-
-extension EventCursor: ComparedEvents {
-    typealias Failure = TraceStoreError
-}
-
-/// Events held in memory, as a side of a comparison.
-struct ArrayEvents: ComparedEvents {
-    typealias Failure = Never
-    private var iterator: IndexingIterator<[RecordedEvent]>
-
-    init(_ iterator: IndexingIterator<[RecordedEvent]>) { self.iterator = iterator }
-
-    mutating func next() -> RecordedEvent? { iterator.next() }
 }

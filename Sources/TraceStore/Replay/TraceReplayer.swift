@@ -68,8 +68,8 @@ public enum TraceReplayer {
     /// Compares the sessions of two recorded traces (the newest of each by default).
     public static func diff(_ expected: String, _ actual: String, sessions: (Int64?, Int64?) = (nil, nil)) throws -> ReplayReport {
         let left = try TraceReader(path: expected), right = try TraceReader(path: actual)
-        var leftEvents = try left.events(session: try left.session(sessions.0).id, payloads: true)
-        var rightEvents = try right.events(session: try right.session(sessions.1).id, payloads: true)
+        var leftEvents = try TraceRows(left, session: try left.session(sessions.0).id)
+        var rightEvents = try TraceRows(right, session: try right.session(sessions.1).id)
         return try ReplayReport.compareStreams(expected: &leftEvents, actual: &rightEvents)
     }
 
@@ -106,8 +106,8 @@ public enum TraceReplayer {
         try withExtendedLifetime(outcome.system) { () throws(TraceStoreError) in try recorder.close() }
         let failure = outcome.failure
         let reader = try TraceReader(path: path)
-        var left = try expected.events(session: session, payloads: true)
-        var right = try reader.events(session: recorder.sessionID, payloads: true)
+        var left = try TraceRows(expected, session: session)
+        var right = try TraceRows(reader, session: recorder.sessionID)
         return try ReplayReport.compareStreams(expected: &left, actual: &right,
                                                ignoringLifecycle: ignoringLifecycle, replayError: failure)
     }
