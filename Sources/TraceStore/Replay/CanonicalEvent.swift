@@ -13,7 +13,7 @@ struct Canonicalizer {
     private var owners: [UInt64: String] = [:]
     private var ownerCounts: [String: Int] = [:]
     /// Observers' canonical names by id, with their number in ``names``.
-    private var observers: [UInt64: (text: String, name: Int32)] = [:]
+    private var observers = IDMap<(text: String, name: Int32)>()
     private var observerCounts: [String: Int] = [:]
     /// The names both sides of a comparison number alike, so that a delivery is compared as integers.
     let names: CanonicalNames
@@ -29,7 +29,8 @@ struct Canonicalizer {
     /// posts refer to recent posts, and the map must not grow with the trace.
     private var posts: [UInt64: PostName] = [:]
     private var olderPosts: [UInt64: PostName] = [:]
-    private var postCounts: [Int32: Int] = [:]
+    /// Posts so far by message, indexed by the message's number in ``names``.
+    private var postCounts: [Int] = []
     /// How many posts a generation holds: a delivery or child post more than one to two
     /// windows after its post names it `?`, as it names a post never recorded.
     static let postWindow = 65_536
@@ -85,13 +86,13 @@ struct Canonicalizer {
     }
 
     /// Messages' numbers in ``names`` by this side's string id: a post's message is looked up, not hashed as text.
-    private var messageNumbers: [Int64: Int32] = [:]
+    private var messageNumbers = IDMap<Int32>()
     /// The number of a message that is NULL or not in the table, named `?`.
     private var unknownMessage: Int32?
 
     /// The number in ``names`` of the message with string id `id`: of its text, or of `?` when it has none.
     private mutating func messageNumber(_ id: Int64?) -> Int32 {
-        if let id, let number = messageNumbers[id] { return number }
+        if let id, let number = messageNumbers[UInt64(bitPattern: id)] { return number }
         guard let id, let text = strings.text(id) else {
             if let unknownMessage { return unknownMessage }
             let number = names.number("?")
@@ -99,7 +100,7 @@ struct Canonicalizer {
             return number
         }
         let number = names.number(text)
-        messageNumbers[id] = number
+        messageNumbers[UInt64(bitPattern: id)] = number
         return number
     }
 
@@ -148,8 +149,10 @@ struct Canonicalizer {
         case .posted:
             guard let id = e.id(.post) else { return false }
             let message = messageNumber(e.stringID(.message))
-            postCounts[message, default: 0] += 1
-            let name = PostName(message: message, ordinal: postCounts[message]!)
+            let index = Int(message)
+            if index >= postCounts.count { postCounts.append(contentsOf: repeatElement(0, count: index + 1 - postCounts.count)) }
+            postCounts[index] += 1
+            let name = PostName(message: message, ordinal: postCounts[index])
             if posts.count >= Self.postWindow { (olderPosts, posts) = (posts, [:]) }
             posts[id] = name
             lastPost = (id, name)
