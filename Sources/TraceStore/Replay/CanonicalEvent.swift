@@ -27,8 +27,7 @@ struct Canonicalizer {
     }
     /// Post names by id, in two generations of ``postWindow`` posts: deliveries and child
     /// posts refer to recent posts, and the map must not grow with the trace.
-    private var posts: [UInt64: PostName] = [:]
-    private var olderPosts: [UInt64: PostName] = [:]
+    private var posts = IDMap<PostName>(), olderPosts = IDMap<PostName>()
     /// Posts so far by message, indexed by the message's number in ``names``.
     private var postCounts: [Int] = []
     /// How many posts a generation holds: a delivery or child post more than one to two
@@ -153,7 +152,11 @@ struct Canonicalizer {
             if index >= postCounts.count { postCounts.append(contentsOf: repeatElement(0, count: index + 1 - postCounts.count)) }
             postCounts[index] += 1
             let name = PostName(message: message, ordinal: postCounts[index])
-            if posts.count >= Self.postWindow { (olderPosts, posts) = (posts, [:]) }
+            if posts.count >= Self.postWindow {
+                // The older generation's room holds the next: posts numbered on from this one.
+                swap(&olderPosts, &posts)
+                posts.removeAll(rebasingAt: id)
+            }
             posts[id] = name
             lastPost = (id, name)
             out.append("post "); writePost(id, into: &out); out.append(" ")

@@ -106,12 +106,12 @@ public struct ReplayReport: Sendable {
                 && Self.sameBytes(leftSide.bytes, rightSide.bytes) {
                 if !leftSide.isStimulus {
                     if reactions.isBalanced || !reactions.holds(leftSide.bytes) {
-                        all.matchedInStep(seq: leftSide.seq, isStimulus: false, bytes: leftSide.bytes)
+                        all.matchedInStep(seq: leftSide.seq, isStimulus: false, taking: &leftSide.bytes)
                         continue
                     }
                 } else if stimuli.isInStep {
-                    all.matchedInStep(seq: leftSide.seq, isStimulus: true, bytes: leftSide.bytes)
                     stimuli.matchedInStep(seq: leftSide.seq, isStimulus: true, bytes: leftSide.bytes)
+                    all.matchedInStep(seq: leftSide.seq, isStimulus: true, taking: &leftSide.bytes)
                     continue
                 }
             }
@@ -213,6 +213,16 @@ public struct ReplayReport: Sendable {
             oldest = (oldest + 1) % size
         }
 
+        /// Adds a line by swapping its bytes into the slot: `bytes` is left holding the slot's old buffer.
+        mutating func add(seq: UInt64, isStimulus: Bool, taking bytes: inout [UInt8]) {
+            guard size > 0, slots.count == size else { return add(seq: seq, isStimulus: isStimulus, bytes: bytes) }
+            slots[oldest].seq = seq
+            slots[oldest].isStimulus = isStimulus
+            swap(&slots[oldest].bytes, &bytes)
+            slots[oldest].delivery = nil
+            oldest = (oldest + 1) % size
+        }
+
         mutating func add(seq: UInt64, delivery: CanonicalDelivery) {
             guard size > 0 else { return }
             if slots.count < size {
@@ -266,6 +276,12 @@ public struct ReplayReport: Sendable {
         /// A line both sides had in step (``isInStep``): what `add` does with two equal lines.
         mutating func matchedInStep(seq: UInt64, isStimulus: Bool, bytes: [UInt8]) {
             if !diverged { context.add(seq: seq, isStimulus: isStimulus, bytes: bytes) }
+        }
+
+        /// The same, taking `bytes` rather than copying them: `bytes` is left holding a buffer
+        /// to render into (its contents are not the line's).
+        mutating func matchedInStep(seq: UInt64, isStimulus: Bool, taking bytes: inout [UInt8]) {
+            if !diverged { context.add(seq: seq, isStimulus: isStimulus, taking: &bytes) }
         }
 
         /// A delivery both sides had in step: kept unrendered.
