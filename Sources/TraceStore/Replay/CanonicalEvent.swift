@@ -160,7 +160,7 @@ struct Canonicalizer {
             posts[id] = name
             lastPost = (id, name)
             out.append("post "); writePost(id, into: &out); out.append(" ")
-            out.append(text(e, .detail) ?? "?")
+            if let detail = e.stringID(.detail).flatMap(strings.facts) { out.append(contentsOf: detail.utf8) } else { out.append(UInt8(ascii: "?")) }
             if let parent = e.id(.parent) { out.append(" parent "); writePost(parent, into: &out) }
             out.append(" "); e.appendPayload(to: &out)
         case .enqueued:
@@ -231,20 +231,21 @@ struct CanonicalDelivery: Equatable {
 /// Names numbered in order of first use, shared by the two sides of a comparison.
 final class CanonicalNames {
     private var numbers: [String: Int32] = [:]
-    private var texts: [String] = []
+    /// The names' UTF-8, by number: what lines are written from.
+    private var texts: [[UInt8]] = []
 
     /// The number of `name`, given on first use.
     func number(_ name: String) -> Int32 {
         if let number = numbers[name] { return number }
         let number = Int32(texts.count)
-        texts.append(name)
+        texts.append(Array(name.utf8))
         numbers[name] = number
         return number
     }
 
     func writePost(message: Int32, ordinal: Int, into out: inout [UInt8]) {
         guard message != CanonicalDelivery.unknown else { return out.append(UInt8(ascii: "?")) }
-        out.append(texts[Int(message)])
+        out.append(contentsOf: texts[Int(message)])
         out.append(UInt8(ascii: "#"))
         out.append(decimal: UInt64(ordinal))
     }
@@ -254,7 +255,7 @@ final class CanonicalNames {
         out.append(delivery.skipped ? "skip " : "deliver ")
         writePost(message: delivery.message, ordinal: delivery.ordinal, into: &out)
         out.append(" -> ")
-        if delivery.observer == CanonicalDelivery.unknown { out.append(UInt8(ascii: "?")) } else { out.append(texts[Int(delivery.observer)]) }
+        if delivery.observer == CanonicalDelivery.unknown { out.append(UInt8(ascii: "?")) } else { out.append(contentsOf: texts[Int(delivery.observer)]) }
     }
 }
 

@@ -46,40 +46,53 @@ extension ComparedRow {
 /// memory, interned as they come. What a comparison decides on a string (a post's origin, a
 /// lifecycle step's phase) is decided once per string.
 final class SideStrings {
-    private var texts: [Int64: String]
+    /// What a comparison reads of one string.
+    struct Facts {
+        let text: String
+        /// The text's UTF-8, appended to a canonical line without going through `String`.
+        let utf8: [UInt8]
+        /// Whether the text is the post origin `stimulus`.
+        let isStimulusOrigin: Bool
+        /// Whether the text is a lifecycle phase of ``Canonicalizer/stimulusPhases``.
+        let isStimulusPhase: Bool
+
+        init(_ text: String) {
+            self.text = text
+            utf8 = Array(text.utf8)
+            isStimulusOrigin = PostOrigin(rawValue: text) == .stimulus
+            isStimulusPhase = LifecyclePhase(rawValue: text).map(Canonicalizer.stimulusPhases.contains) ?? false
+        }
+    }
+
+    /// By id: a trace numbers its strings from 1, so this is an array.
+    private var facts = IDMap<Facts>()
     /// The ids of strings interned from events in memory.
     private var ids: [String: Int64] = [:]
-    /// The ids whose text is the `stimulus` post origin, or a stimulus lifecycle phase.
-    private var stimulusOrigins = Set<Int64>(), stimulusPhases = Set<Int64>()
 
     /// A trace's strings, by id.
     init(_ texts: [Int64: String] = [:]) {
-        self.texts = texts
-        for (id, text) in texts { classify(text, id: id) }
+        for (id, text) in texts { facts[UInt64(bitPattern: id)] = Facts(text) }
     }
 
-    private func classify(_ text: String, id: Int64) {
-        if PostOrigin(rawValue: text) == .stimulus { stimulusOrigins.insert(id) }
-        if let phase = LifecyclePhase(rawValue: text), Canonicalizer.stimulusPhases.contains(phase) { stimulusPhases.insert(id) }
-    }
+    /// What the comparison reads of `id`'s text, `nil` when the table has none.
+    @inline(__always) func facts(_ id: Int64) -> Facts? { facts[UInt64(bitPattern: id)] }
 
     /// The text of `id`, `nil` when the table has none.
-    @inline(__always) func text(_ id: Int64) -> String? { texts[id] }
+    @inline(__always) func text(_ id: Int64) -> String? { facts(id)?.text }
 
     /// The id of `text`, given on first use.
     func intern(_ text: String) -> Int64 {
         if let id = ids[text] { return id }
-        let id = Int64(texts.count)
-        texts[id] = text
+        let id = Int64(ids.count)
+        facts[UInt64(bitPattern: id)] = Facts(text)
         ids[text] = id
-        classify(text, id: id)
         return id
     }
 
     /// Whether `id`'s text is the post origin `stimulus`.
-    @inline(__always) func isStimulusOrigin(_ id: Int64) -> Bool { stimulusOrigins.contains(id) }
+    @inline(__always) func isStimulusOrigin(_ id: Int64) -> Bool { facts(id)?.isStimulusOrigin ?? false }
     /// Whether `id`'s text is a lifecycle phase of ``Canonicalizer/stimulusPhases``.
-    @inline(__always) func isStimulusPhase(_ id: Int64) -> Bool { stimulusPhases.contains(id) }
+    @inline(__always) func isStimulusPhase(_ id: Int64) -> Bool { facts(id)?.isStimulusPhase ?? false }
 }
 
 /// A session of a trace, as a side of a comparison, read in place and pulled one event at a time,
