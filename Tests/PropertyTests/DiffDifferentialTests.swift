@@ -108,6 +108,9 @@ import Testing
             let (a, b) = swap ? (right, left) : (left, right)
             let slow = Result { try Self.recordedEventDiff(a, b) }
             let fast = Result { try TraceReplayer.diff(a, b) }
+            // Batches of a few events and bytes: every way a walked event comes back is taken.
+            let small = Result { try Self.smallBatchDiff(a, b, events: 1 + sourceIndex % 3, bytes: (sourceIndex * 7) % 24) }
+            #expect(Self.outcome(small) == Self.outcome(fast))
             switch (slow, fast) {
             case (.success(let slow), .success(let fast)):
                 #expect(Self.transcript(fast) == Self.transcript(slow))
@@ -122,6 +125,22 @@ import Testing
             default:
                 Issue.record("one comparison threw and the other did not: row path \(fast), RecordedEvent path \(slow)")
             }
+        }
+    }
+
+    /// `diff` with the walks' batches limited to `events` events and `bytes` payload bytes.
+    static func smallBatchDiff(_ expected: String, _ actual: String, events: Int, bytes: Int) throws -> ReplayReport {
+        let left = try TraceReader(path: expected), right = try TraceReader(path: actual)
+        var leftRows = try TraceRows(left, session: try left.session(nil).id, batchSize: events, batchBytes: bytes)
+        var rightRows = try TraceRows(right, session: try right.session(nil).id, batchSize: events, batchBytes: bytes)
+        return try ReplayReport.compareStreams(expected: &leftRows, actual: &rightRows)
+    }
+
+    /// A comparison's transcript, or its error.
+    static func outcome(_ result: Result<ReplayReport, any Error>) -> String {
+        switch result {
+        case .success(let report): transcript(report)
+        case .failure(let error): "error: \(error)"
         }
     }
 

@@ -115,6 +115,11 @@ import Testing
             let (sql, values) = reader.printingWalkQuery(session: session, filter: filter, wholeTable: wholeTable)
             all.append(("events, every event\(filter.since == nil ? "" : " of a range")\(wholeTable ? " of the whole table" : ""), printing deliveries in the walk", sql, values))
         }
+        // `diff` and replay: one walk per side, deliveries and posts read inside SQLite.
+        for wholeTable in [false, true] {
+            let (sql, values) = TraceRows.walkQuery(reader, session: session, wholeTable: wholeTable)
+            all.append(("diff, replay\(wholeTable ? " of the whole table" : ""), comparing rows in the walk", sql, values))
+        }
         return all
     }
 

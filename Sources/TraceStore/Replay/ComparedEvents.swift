@@ -98,35 +98,76 @@ final class SideStrings {
 /// A session of a trace, as a side of a comparison, read in place and pulled one event at a time,
 /// so that two sessions are read in step with memory independent of their length.
 ///
-/// Deliveries, nearly all of a large trace, are read inside SQLite's loop by the reader's
-/// `notifybus_walk(...)` (``TraceReader/printingWalkQuery(session:filter:wholeTable:)``) into a
-/// batch of at most ``batchSize``; the statement comes back only with every other event (or a
-/// delivery that found the batch full), and the batch is handed out before it. What is handed out,
-/// and in what order, is what ``TraceReader/events(session:filter:payloads:)`` reads.
+/// Deliveries and posts, nearly all of a large trace, are read inside SQLite's loop by the
+/// reader's `notifybus_walk(...)` (``walkQuery(_:session:wholeTable:)``) into a batch of at most
+/// ``batchSize`` events (their payloads in the batch's bytes); the statement comes back only with
+/// every other event (or one that found the batch full), and the batch is handed out before it.
+/// What is handed out, and in what order, is what ``TraceReader/events(session:filter:payloads:)``
+/// reads of each kind into a ``RecordedEvent`` (`DiffDifferentialTests`).
 final class TraceRows: ComparedEvents {
-    /// How many deliveries a batch holds.
+    /// How many events a batch holds.
     static let batchSize = 512
+    /// How many payload bytes a batch holds (past one payload): a post with more comes back as a row.
+    static let batchBytes = 1 << 20
+    /// This walk's limits (smaller in tests, so that every way back to the caller is taken).
+    private let limits: (events: Int, bytes: Int)
 
     private let reader: TraceReader
     private let statement: Statement
     private let session: Int64
     let strings: SideStrings
-    private let batch = DeliveryBatch()
+    private let batch: WalkBatch
     // Read and written on the reader's thread only, between the walk's calls (no dynamic
     // exclusivity checks: they were ~6% of a comparison).
-    /// The next delivery of the batch to hand out.
+    /// The next event of the batch to hand out.
     @exclusivity(unchecked) private var index = 0
     /// Whether the statement holds a row not handed out yet (after the batch).
     @exclusivity(unchecked) private var pendingRow = false
     @exclusivity(unchecked) private var done = false
 
+    /// The arguments of `notifybus_walk(...)`: every walked event's first four, a post's all eight.
+    enum Argument {
+        static let seq = 0, kind = 1, observer = 2, post = 3, message = 4, parent = 5, detail = 6, payload = 7
+    }
+
+    /// The walk: one pass of the session's primary key in `seq` order, with the columns of
+    /// ``EventColumn`` for the rows that come back. Deliveries, queued deliveries and posts go to
+    /// `notifybus_walk(...)` with the columns a comparison reads of them and stay inside SQLite
+    /// unless the function keeps them; a post's payload is looked up for posts only.
+    ///
+    /// - Parameter wholeTable: Whether every event of the file is of `session`
+    ///   (``TraceReader/printingWalkCoversTheTable(session:)``): the walk then reads the table
+    ///   without comparing each row's session.
+    static func walkQuery(_ reader: TraceReader, session: Int64, wholeTable: Bool) -> (sql: String, values: [SQLValue]) {
+        let walk = wholeTable ? (condition: "?1 = ?1", order: "e.session, e.seq") : reader.sessionWalk(session)
+        let payload = "(SELECT p.json FROM payloads p WHERE p.id = e.payload)"
+        // CASE of constants: each branch passes its kind as a literal, so the kind is read once.
+        let deliveries = [EventKind.delivered, .skipped, .enqueued].map { kind in
+            "WHEN \(kind.rawValue) THEN \(RowWalk.name)(e.seq, \(kind.rawValue), e.observer, e.post)"
+        }.joined(separator: " ")
+        let posted = EventKind.posted.rawValue
+        let sql = """
+            SELECT e.seq, e.time_ns, e.kind, e.message, e.owner, e.observer, e.post, e.parent, e.sender, e.detail,
+                   e.note, e.callsite, \(payload), \(reader.schemaVersion >= 2 ? "e.handler" : "NULL")
+            FROM events e WHERE \(walk.condition)
+              AND CASE e.kind \(deliveries)
+                  WHEN \(posted) THEN \(RowWalk.name)(e.seq, \(posted), e.observer, e.post, e.message, e.parent, e.detail, \(payload))
+                  ELSE 1 END
+            ORDER BY \(walk.order)
+            """
+        return (sql, [.integer(session)])
+    }
+
     /// The events of `session`, every column, payloads included, in one read transaction (ended
     /// when this is released): what it sees of the sessions is what the walk reads.
-    init(_ reader: TraceReader, session: Int64) throws(TraceStoreError) {
+    init(_ reader: TraceReader, session: Int64, batchSize: Int = TraceRows.batchSize,
+         batchBytes: Int = TraceRows.batchBytes) throws(TraceStoreError) {
+        limits = (max(1, batchSize), max(0, batchBytes))
+        batch = WalkBatch(capacity: limits.events)
         try reader.db.execute("BEGIN")
         do {
-            let (sql, values) = reader.printingWalkQuery(session: session, filter: EventFilter(),
-                                                         wholeTable: try reader.printingWalkCoversTheTable(session: session))
+            let (sql, values) = Self.walkQuery(reader, session: session,
+                                               wholeTable: try reader.printingWalkCoversTheTable(session: session))
             statement = try reader.db.prepare(sql)
             try statement.bind(values)
         } catch {
@@ -137,19 +178,36 @@ final class TraceRows: ComparedEvents {
         self.reader = reader
         self.session = session
         strings = SideStrings(reader.internedStrings)
-        let batch = self.batch, path = reader.path
+        let batch = self.batch, path = reader.path, limits = self.limits
         reader.walk.body = { row in
-            let seq = row.int64(Delivery.arguments.seq)
+            let seq = row.int64(Argument.seq)
             guard seq >= 0 else {
-                // Kept: thrown when the walk reaches it, after the deliveries before it.
+                // Kept: thrown when the walk reaches it, after the events before it.
                 batch.damage = TraceReader.negativeSeq(path, session: session, seq: seq)
                 return true
             }
             // The kind is one of the CASE's literals. A queued delivery is not compared.
-            let kind = EventKind(rawValue: Int(row.int64(Delivery.arguments.kind))) ?? .delivered
-            if kind == .enqueued { return false }
-            guard batch.deliveries.count < Self.batchSize else { return true }
-            batch.deliveries.append(Delivery(row, kind: kind))
+            let raw = row.int64(Argument.kind)
+            if raw == Int64(EventKind.enqueued.rawValue) { return false }
+            guard batch.count < limits.events else { return true }
+            var event = WalkedEvent(seq: seq, kind: raw == Int64(EventKind.posted.rawValue) ? .posted
+                                        : raw == Int64(EventKind.skipped.rawValue) ? .skipped : .delivered)
+            event.set(.observer, row.optional(Argument.observer))
+            event.set(.post, row.optional(Argument.post))
+            if event.kind == .posted {
+                let value = row.argv[Argument.payload]
+                if sqlite3_value_type(value) != SQLITE_NULL, let text = sqlite3_value_text(value) {
+                    let count = Int(sqlite3_value_bytes(value))
+                    guard batch.bytes.isEmpty || batch.bytes.count + count <= limits.bytes else { return true }
+                    event.payloadStart = batch.bytes.count
+                    event.payloadCount = count
+                    batch.bytes.append(contentsOf: UnsafeBufferPointer(start: text, count: count))
+                }
+                event.set(.message, row.optional(Argument.message))
+                event.set(.parent, row.optional(Argument.parent))
+                event.set(.detail, row.optional(Argument.detail))
+            }
+            batch.append(event)
             return false
         }
     }
@@ -161,12 +219,12 @@ final class TraceRows: ComparedEvents {
     }
 
     /// The next event; a negative sequence number or an unknown kind is damage, thrown where it
-    /// stands in the session, and ends the walk.
+    /// stands in the session, and ends the walk. Valid until the next call.
     func next() throws(TraceStoreError) -> TraceRow? {
         while true {
-            if index < batch.deliveries.count {
+            if index < batch.count {
                 index += 1
-                return .delivery(batch.deliveries[index - 1])
+                return .walked(batch.event(index - 1), batch.bytes.baseAddress)
             }
             if pendingRow {
                 pendingRow = false
@@ -182,7 +240,7 @@ final class TraceRows: ComparedEvents {
                 }
             }
             guard !done else { return nil }
-            batch.deliveries.removeAll(keepingCapacity: true)
+            batch.removeAll()
             index = 0
             do {
                 pendingRow = try reader.damaged { () throws(TraceStoreError) in try statement.step() }
@@ -195,66 +253,166 @@ final class TraceRows: ComparedEvents {
     }
 }
 
-/// The deliveries the walk read ahead of the statement's next row, and damage it found there.
+/// A delivery, skip or post read inside the walk: the columns a comparison reads of it, as plain
+/// integers with a bit for each that is not NULL (a batch holds hundreds; ``TraceRow`` points at one).
+struct WalkedEvent {
+    var seq: Int64
+    var kind: EventKind
+    private var observer: Int64 = 0, post: Int64 = 0, message: Int64 = 0, parent: Int64 = 0, detail: Int64 = 0
+    /// The columns above that are not NULL, a bit each (``bit(_:)``).
+    private var present: UInt8 = 0
+    /// Where the payload's bytes are in the batch's bytes; a count of -1 for NULL.
+    var payloadStart = 0, payloadCount = -1
+
+    init(seq: Int64, kind: EventKind) { (self.seq, self.kind) = (seq, kind) }
+
+    @inline(__always) private static func bit(_ column: EventColumn) -> UInt8 {
+        switch column {
+        case .observer: 1
+        case .post: 2
+        case .message: 4
+        case .parent: 8
+        case .detail: 16
+        default: 0
+        }
+    }
+
+    /// Sets a column the walk passes; `nil` for NULL.
+    @inline(__always) mutating func set(_ column: EventColumn, _ value: Int64?) {
+        guard let value else { return }
+        present |= Self.bit(column)
+        switch column {
+        case .observer: observer = value
+        case .post: post = value
+        case .message: message = value
+        case .parent: parent = value
+        case .detail: detail = value
+        default: break
+        }
+    }
+
+    /// The column's integer; 0 for NULL (every column the walk does not pass).
+    @inline(__always) func int64(_ column: EventColumn) -> Int64 {
+        switch column {
+        case .seq: seq
+        case .kind: Int64(kind.rawValue)
+        case .observer: observer
+        case .post: post
+        case .message: message
+        case .parent: parent
+        case .detail: detail
+        default: 0
+        }
+    }
+
+    /// Whether the column is NULL.
+    @inline(__always) func isNull(_ column: EventColumn) -> Bool {
+        switch column {
+        case .seq, .kind: false
+        case .payload: payloadCount < 0
+        default: present & Self.bit(column) == 0
+        }
+    }
+}
+
+/// The events the walk read ahead of the statement's next row, their payloads' bytes, and damage
+/// it found there: at stable addresses until the batch is emptied.
 ///
 /// Written by the walk inside `sqlite3_step` and read by ``TraceRows/next()`` between steps, on
 /// one thread, never at once: no dynamic exclusivity checks.
-private final class DeliveryBatch {
-    @exclusivity(unchecked) var deliveries: [Delivery] = []
+private final class WalkBatch {
+    private let events: UnsafeMutablePointer<WalkedEvent>
+    @exclusivity(unchecked) private(set) var count = 0
+    @exclusivity(unchecked) var bytes = ByteArena()
     @exclusivity(unchecked) var damage: TraceStoreError?
 
-    init() { deliveries.reserveCapacity(TraceRows.batchSize) }
+    init(capacity: Int) { events = .allocate(capacity: capacity) }
+
+    @inline(__always) func append(_ event: WalkedEvent) {
+        (events + count).initialize(to: event)
+        count += 1
+    }
+
+    @inline(__always) func event(_ index: Int) -> UnsafePointer<WalkedEvent> { UnsafePointer(events + index) }
+
+    func removeAll() {
+        // Plain integers: nothing to deinitialize.
+        count = 0
+        bytes.removeAll()
+    }
+
+    deinit { events.deallocate() }
 }
 
-/// An event of ``TraceRows``: a row of its statement, or a delivery its walk read.
+/// Bytes at a stable address between appends: a walked post's payload is read through a pointer
+/// into them until the batch is refilled.
+struct ByteArena: ~Copyable {
+    private(set) var baseAddress: UnsafeMutablePointer<UInt8>?
+    private(set) var count = 0
+    private var capacity = 0
+
+    var isEmpty: Bool { count == 0 }
+
+    mutating func append(contentsOf bytes: UnsafeBufferPointer<UInt8>) {
+        if count + bytes.count > capacity {
+            let grown = max(4_096, 2 * capacity, count + bytes.count)
+            let new = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
+            if let baseAddress {
+                new.update(from: baseAddress, count: count)
+                baseAddress.deallocate()
+            }
+            (baseAddress, capacity) = (new, grown)
+        }
+        if let base = bytes.baseAddress, bytes.count > 0 { (baseAddress! + count).update(from: base, count: bytes.count) }
+        count += bytes.count
+    }
+
+    mutating func removeAll() { count = 0 }
+
+    deinit { baseAddress?.deallocate() }
+}
+
+/// An event of ``TraceRows``: a row of its statement, or an event its walk read (in the batch,
+/// with the batch's bytes, where its payload is).
 enum TraceRow: ComparedRow {
     case row(StatementEventRow)
-    case delivery(Delivery)
+    case walked(UnsafePointer<WalkedEvent>, UnsafeMutablePointer<UInt8>?)
 
     @inline(__always) var kind: EventKind {
         switch self {
         case .row(let row): row.kind
-        case .delivery(let delivery): delivery.kind
+        case .walked(let event, _): event.pointee.kind
         }
     }
 
     @inline(__always) func int64(_ column: EventColumn) -> Int64 {
         switch self {
         case .row(let row): row.int64(column)
-        case .delivery(let delivery):
-            switch column {
-            case .seq: delivery.seq
-            case .time: delivery.time
-            case .kind: Int64(delivery.kind.rawValue)
-            case .observer: delivery.observer ?? 0
-            case .post: delivery.post ?? 0
-            default: 0
-            }
+        case .walked(let event, _): event.pointee.int64(column)
         }
     }
 
     @inline(__always) func isNull(_ column: EventColumn) -> Bool {
         switch self {
         case .row(let row): row.isNull(column)
-        case .delivery(let delivery):
-            // Every other column is NULL for a delivery, as the cursor leaves it.
-            switch column {
-            case .seq, .time, .kind: false
-            case .observer: delivery.observer == nil
-            case .post: delivery.post == nil
-            default: true
-            }
+        case .walked(let event, _): event.pointee.isNull(column)
         }
     }
 
-    func appendPayload(to out: inout [UInt8]) {
-        if case .row(let row) = self { row.appendPayload(to: &out) }
+    /// The payload's bytes, `nil` for NULL.
+    private var payloadBytes: UnsafeBufferPointer<UInt8>? {
+        switch self {
+        case .row(let row): return row.bytes(.payload)
+        case .walked(let event, let base):
+            let event = event.pointee
+            guard event.payloadCount >= 0 else { return nil }
+            return UnsafeBufferPointer(start: base.map { UnsafePointer($0 + event.payloadStart) }, count: event.payloadCount)
+        }
     }
 
-    var payloadText: String? {
-        if case .row(let row) = self { return row.payloadText }
-        return nil
-    }
+    func appendPayload(to out: inout [UInt8]) { PayloadText.append(payloadBytes, to: &out) }
+
+    var payloadText: String? { payloadBytes.map(PayloadText.string) }
 }
 
 /// Events held in memory, as a side of a comparison: their strings interned as they come.
@@ -315,19 +473,27 @@ struct RecordedEventRow: ComparedRow {
 }
 
 extension StatementEventRow: ComparedRow {
-    /// Appends the payload as `String(cString:)` reads the column into a ``RecordedEvent``: up to its
-    /// first NUL, invalid UTF-8 repaired. ASCII without a NUL, what a recorder writes, is copied as it is.
-    func appendPayload(to out: inout [UInt8]) {
-        guard let bytes = bytes(.payload) else { return }
-        if Self.isPlainASCII(bytes) {
+    func appendPayload(to out: inout [UInt8]) { PayloadText.append(bytes(.payload), to: &out) }
+
+    var payloadText: String? { bytes(.payload).map(PayloadText.string) }
+}
+
+/// A payload column's bytes read as ``EventCursor`` reads them into a ``RecordedEvent`` (through
+/// `String(cString:)`): up to the first NUL, invalid UTF-8 repaired.
+enum PayloadText {
+    /// Appends the text of `bytes` (nothing for NULL). ASCII without a NUL, what a recorder
+    /// writes, is copied as it is.
+    static func append(_ bytes: UnsafeBufferPointer<UInt8>?, to out: inout [UInt8]) {
+        guard let bytes else { return }
+        if isPlainASCII(bytes) {
             out.append(contentsOf: bytes)
-        } else if let text = payloadText {
-            out.append(text)
+        } else {
+            out.append(string(bytes))
         }
     }
 
-    var payloadText: String? {
-        guard let bytes = bytes(.payload) else { return nil }
+    /// The text of `bytes`.
+    static func string(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
         let end = bytes.firstIndex(of: 0) ?? bytes.endIndex
         return String(decoding: UnsafeBufferPointer(rebasing: bytes[..<end]), as: UTF8.self)
     }
