@@ -18,13 +18,12 @@ extension TraceCtl {
         static let configuration = CommandConfiguration(
             abstract: "Print the event log, filtered; filters are bound SQL parameters.",
             discussion: """
-                Kinds: sessionStarted, ownerRegistered, observerAdded, observerRemoved, posted, delivered, skipped, enqueued,
-                lifecycle, actionRouted, bridgeRejected, sessionEnded. --owner takes an owner id or a label
-                (a screen name). Output streams: a long log is never built in memory.
+                --kind takes any kind listed under OPTIONS, and may be repeated. --owner takes an owner id or a \
+                label (a screen name). Output streams: a long log is never built in memory.
 
                 EXAMPLES:
                   tracectl events login.trace --owner Login
-                  tracectl events login.trace --kind posted --kind delivered --since 40 --until 80
+                  tracectl events login.trace --kind posted --kind delivered --since 40
                   tracectl events login.trace --message keyboardWillShow --format json
                 """
         )

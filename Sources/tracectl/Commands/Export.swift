@@ -12,14 +12,14 @@ extension TraceCtl {
         static let configuration = CommandConfiguration(
             abstract: "Export a session for other viewers: Trace Event JSON for Perfetto UI and chrome://tracing.",
             discussion: """
-                chrome-trace: screens are processes whose tracks are "visible", "in hierarchy" and one track
-                per row of observers; observer lifetimes are slices, posts are slices on the "posts" track
-                that last while they are delivered, deliveries are short slices inside their observer's
-                lifetime with a flow arrow from the post, findings are instant events. Time is the event
+                chrome-trace: screens are processes whose tracks are "visible", "in hierarchy" and one track \
+                per row of observers; observer lifetimes are slices, posts are slices on the "posts" track \
+                that last while they are delivered, deliveries are short slices inside their observer's \
+                lifetime with a flow arrow from the post, findings are instant events. Time is the event \
                 order: ts is the sequence number (1 event = 1 µs). docs/CHROME_TRACE.md walks through the demo.
 
                 EXAMPLES:
-                  tracectl export demo.trace --format chrome-trace -o demo.json   # then open it in ui.perfetto.dev
+                  tracectl export demo.trace --format chrome-trace -o demo.json  # for Perfetto
                   tracectl export demo.trace --format chrome-trace > demo.json
                 """
         )

@@ -7,14 +7,14 @@ extension TraceCtl {
         static let configuration = CommandConfiguration(
             abstract: "Draw a session as one self-contained HTML page: when each observer lived beside its screen.",
             discussion: """
-                A lane per owner (screens, with the objects attached to them nested beneath), each screen's
-                visible and in-hierarchy intervals, each observer's registered interval (red once its owner is
-                gone), posts and deliveries as marks, and the leak findings where the analysis saw them: hover
-                a mark for its text, click to keep it. The page fetches nothing: open it from disk, attach it
+                A lane per owner (screens, with the objects attached to them nested beneath), each screen's \
+                visible and in-hierarchy intervals, each observer's registered interval (red once its owner is \
+                gone), posts and deliveries as marks, and the leak findings where the analysis saw them: hover \
+                a mark for its text, click to keep it. The page fetches nothing: open it from disk, attach it \
                 to a bug report. Zoomed out, marks closer than a pixel are drawn once, darker for more.
 
                 EXAMPLES:
-                  tracectl timeline demo.trace                      # writes demo.html beside the trace
+                  tracectl timeline demo.trace          # writes demo.html beside the trace
                   tracectl timeline demo.trace -o /tmp/timeline.html --session 2
                 """
         )
