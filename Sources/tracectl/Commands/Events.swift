@@ -42,11 +42,7 @@ extension TraceCtl {
         @Option(help: "Only events about this observer id.")
         var observer: UInt64?
 
-        @Option(help: "From this sequence number.")
-        var since: UInt64?
-
-        @Option(help: "Up to this sequence number.")
-        var until: UInt64?
+        @OptionGroup var window: SeqWindowOptions
 
         @Option(help: "At most this many events.")
         var limit: Int?
@@ -54,9 +50,6 @@ extension TraceCtl {
         func validate() throws {
             if let limit, limit < 0 { throw ValidationError("--limit must not be negative") }
             try checkStoredRange(observer, option: "--observer")
-            try checkStoredRange(since, option: "--since")
-            try checkStoredRange(until, option: "--until")
-            if let since, let until, since > until { throw ValidationError("--since is after --until") }
         }
 
         func run() throws {
@@ -65,7 +58,7 @@ extension TraceCtl {
             try reportingErrors {
                 let session = try reader.session(options.session)
                 let filter = EventFilter(kinds: kinds.isEmpty ? nil : kinds.map(\.kind), message: message, owner: owner,
-                                         observer: observer, since: since, until: until, limit: limit)
+                                         observer: observer, since: window.since, until: window.until, limit: limit)
                 let printer = EventPrinter(strings: reader.internedStrings, format: options.format, style: .current, to: out)
                 printer.begin()
                 let narrowed = filter.kinds != nil || filter.message != nil || filter.owner != nil || filter.observer != nil

@@ -18,9 +18,13 @@ extension TraceCtl {
                 lifetime with a flow arrow from the post, findings are instant events. Time is the event \
                 order: ts is the sequence number (1 event = 1 µs). docs/CHROME_TRACE.md walks through the demo.
 
+                --since and --until export a window of a long session, as `timeline` draws one: its posts, \
+                deliveries and findings, and the observers and screen intervals that reach into it.
+
                 EXAMPLES:
                   tracectl export demo.trace --format chrome-trace -o demo.json  # for Perfetto
                   tracectl export demo.trace --format chrome-trace > demo.json
+                  tracectl export big.trace --format chrome-trace --since 200000 --until 210000
                 """
         )
 
@@ -33,13 +37,15 @@ extension TraceCtl {
         @Option(help: "Export format: chrome-trace.")
         var format: ExportFormat
 
+        @OptionGroup var window: SeqWindowOptions
+
         @Option(name: [.short, .customLong("output")], help: "Where to write (default: standard output).")
         var output: String?
 
         func run() throws {
             let reader = try openTrace(trace)
             let timeline = try reportingErrors {
-                try TraceStore.Timeline.build(reader, session: try reader.session(session).id)
+                try TraceStore.Timeline.build(reader, session: try reader.session(session).id, window: window.window)
             }
             let report = LeakReport(trace: trace, session: timeline.session, findings: [], baseline: [])
             let render: (Output) -> Void = switch format {
