@@ -162,6 +162,11 @@ private final class Labeled: TraceLabeled, Sendable {
         #expect((data["title"] as? String)?.hasSuffix("seq 40–80") == true)
         let posts = try #require(data["posts"] as? [Int])
         #expect(!posts.isEmpty && stride(from: 0, to: posts.count, by: 3).allSatisfy { (40...80).contains(posts[$0]) })
+        // A window past the session's end draws an empty page, and says why.
+        let past = try tracectl("timeline", trace, "--since", "100000", "-o", dir.file("past.html"))
+        #expect(past.status == 0)
+        #expect(past.stderr.contains("holds no event: session 1 ends at seq"), "\(past.stderr)")
+        #expect(try tracectl("timeline", trace, "--since", "40", "-o", dir.file("w2.html")).stderr.isEmpty)
         #expect(try tracectl("timeline", trace, "--since", "80", "--until", "40", "-o", dir.file("x.html")).status == 64)
         #expect(!FileManager.default.fileExists(atPath: dir.file("x.html")))
     }

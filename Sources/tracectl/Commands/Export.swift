@@ -47,6 +47,7 @@ extension TraceCtl {
             let timeline = try reportingErrors {
                 try TraceStore.Timeline.build(reader, session: try reader.session(session).id, window: window.window)
             }
+            if let note = timeline.emptyWindowNote { diagnose("note: " + note) }
             let report = LeakReport(trace: trace, session: timeline.session, findings: [], baseline: [])
             let render: (Output) -> Void = switch format {
             case .chromeTrace: ChromeTrace(timeline: timeline, describe: report.describe).render(to:)

@@ -40,6 +40,7 @@ extension TraceCtl {
             let timeline = try reportingErrors {
                 try TraceStore.Timeline.build(reader, session: try reader.session(session).id, window: window.window)
             }
+            if let note = timeline.emptyWindowNote { diagnose("note: " + note) }
             let path = output ?? URL(fileURLWithPath: trace).deletingPathExtension().appendingPathExtension("html").path
             let report = LeakReport(trace: trace, session: timeline.session, findings: [], baseline: [])
             try writeThroughPartialFile(path, what: "the timeline") { out in

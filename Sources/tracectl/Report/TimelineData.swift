@@ -399,6 +399,12 @@ extension Timeline {
         "\(session.name) — session \(session.id)" + (windowText.map { " — " + $0 } ?? "")
     }
 
+    /// When the window asked for holds none of the session's events, a line saying so.
+    var emptyWindowNote: String? {
+        guard let windowText, start >= end else { return nil }
+        return "the window (\(windowText)) holds no event: session \(session.id) ends at seq \(end - 1)"
+    }
+
     /// The window asked for, in words: "seq 40–80", "from seq 40" or "up to seq 80".
     var windowText: String? {
         guard let window else { return nil }
