@@ -15,7 +15,7 @@ import Testing
     /// The traces mutated: the golden fixtures, and one with long runs of deliveries (more than a
     /// walk's batch) made by ``recordLongRuns(at:)``.
     static let sources = ["demo", "seed000-keyboard-leak", "seed004-keyboard-timing", "pagesheet-keyboard",
-                          "v2-audio-interruption-unowned", "v2-keyboard-helper-leak", "long-runs"]
+                          "v2-audio-interruption-unowned", "v2-keyboard-helper-leak", "long-runs", "reaction-posts"]
 
     /// One change to one event (picked by its position in the session), or to the file.
     struct Mutation: Sendable, CustomStringConvertible {
@@ -89,10 +89,13 @@ import Testing
             """
     }
 
-    /// The path of a source trace; `long-runs` is recorded once per process.
+    /// The path of a source trace; `long-runs` and `reaction-posts` are recorded once per process.
     static func source(_ name: String) throws -> String {
-        guard name == "long-runs" else { return fixture(name) }
-        return try LongRuns.shared.path()
+        switch name {
+        case "long-runs": try LongRuns.shared.path()
+        case "reaction-posts": try LongRuns.shared.reactionPostsPath()
+        default: fixture(name)
+        }
     }
 
     @Test func rowsInPlaceCompareAsRecordedEventsDo() async throws {
@@ -111,6 +114,10 @@ import Testing
             // Batches of a few events and bytes: every way a walked event comes back is taken.
             let small = Result { try Self.smallBatchDiff(a, b, events: 1 + sourceIndex % 3, bytes: (sourceIndex * 7) % 24) }
             #expect(Self.outcome(small) == Self.outcome(fast))
+            // Posts compared as rendered lines, not as their parts: the same report.
+            let rendered = Result { try Self.smallBatchDiff(a, b, events: TraceRows.batchSize, bytes: TraceRows.batchBytes,
+                                                            comparingPostsUnrendered: false) }
+            #expect(Self.outcome(rendered) == Self.outcome(fast))
             switch (slow, fast) {
             case (.success(let slow), .success(let fast)):
                 #expect(Self.transcript(fast) == Self.transcript(slow))
@@ -129,11 +136,13 @@ import Testing
     }
 
     /// `diff` with the walks' batches limited to `events` events and `bytes` payload bytes.
-    static func smallBatchDiff(_ expected: String, _ actual: String, events: Int, bytes: Int) throws -> ReplayReport {
+    static func smallBatchDiff(_ expected: String, _ actual: String, events: Int, bytes: Int,
+                               comparingPostsUnrendered: Bool = true) throws -> ReplayReport {
         let left = try TraceReader(path: expected), right = try TraceReader(path: actual)
         var leftRows = try TraceRows(left, session: try left.session(nil).id, batchSize: events, batchBytes: bytes)
         var rightRows = try TraceRows(right, session: try right.session(nil).id, batchSize: events, batchBytes: bytes)
-        return try ReplayReport.compareStreams(expected: &leftRows, actual: &rightRows)
+        return try ReplayReport.compareStreams(expected: &leftRows, actual: &rightRows,
+                                               comparingPostsUnrendered: comparingPostsUnrendered)
     }
 
     /// A comparison's transcript, or its error.
@@ -169,6 +178,33 @@ final class LongRuns: @unchecked Sendable {
     private let lock = NSLock()
     private var made: String?
     private var directory: TemporaryDirectory?
+
+    private var madeReactionPosts: String?
+
+    /// A trace of posts made by the app (reactions, compared without rendering), most heard by
+    /// nobody, some by one observer, with payloads that repeat: divergences among posts.
+    func reactionPostsPath() throws -> String {
+        try lock.withLock {
+            if let madeReactionPosts { return madeReactionPosts }
+            let directory = try TemporaryDirectory()
+            self.reactionDirectory = directory
+            let path = directory.file("reaction-posts.trace")
+            let recorder = try TraceRecorder(path: path, session: SessionInfo(name: "reaction posts", app: "tests"))
+            let bus = Bus(sink: recorder)
+            final class Owner: TraceLabeled, @unchecked Sendable { let traceLabel = "Owner" }
+            let owner = Owner()
+            let token = bus.observe(Ping.self, owner: owner) { _ in }
+            for n in 0..<120 {
+                if n % 9 == 0 { bus.post(Ping(n: n % 4)) } else { bus.post(Pong(n: n % 7)) }
+            }
+            bus.remove(token)
+            withExtendedLifetime(owner) {}
+            try recorder.close()
+            madeReactionPosts = path
+            return path
+        }
+    }
+    private var reactionDirectory: TemporaryDirectory?
 
     func path() throws -> String {
         try lock.withLock {

@@ -106,6 +106,49 @@ struct Canonicalizer {
         return number
     }
 
+    /// Details' numbers in ``names`` by this side's string id (a NULL or missing detail is `?`).
+    private var detailNumbers = IDMap<Int32>()
+    private var unknownDetail: Int32?
+
+    /// The number in ``names`` of the detail with string id `id`: of its text, or of `?` when it has none.
+    private mutating func detailNumber(_ id: Int64?) -> Int32 {
+        if let id, let number = detailNumbers[UInt64(bitPattern: id)] { return number }
+        guard let id, let text = strings.text(id) else {
+            if let unknownDetail { return unknownDetail }
+            let number = names.number("?")
+            unknownDetail = number
+            return number
+        }
+        let number = names.number(text)
+        detailNumbers[UInt64(bitPattern: id)] = number
+        return number
+    }
+
+    /// Names a post (its message's next ordinal) and gives its canonical line but the payload, as
+    /// integers numbered by ``names``; `nil` for a post without an id, which is not compared.
+    /// What ``render(_:into:)`` writes for a post is this, then the payload.
+    mutating func post<R: ComparedRow>(_ e: R) -> CanonicalPost? {
+        guard let id = e.id(.post) else { return nil }
+        let message = messageNumber(e.stringID(.message))
+        let index = Int(message)
+        if index >= postCounts.count { postCounts.append(contentsOf: repeatElement(0, count: index + 1 - postCounts.count)) }
+        postCounts[index] += 1
+        let name = PostName(message: message, ordinal: postCounts[index])
+        if posts.count >= Self.postWindow {
+            // The older generation's room holds the next: posts numbered on from this one.
+            swap(&olderPosts, &posts)
+            posts.removeAll(rebasingAt: id)
+        }
+        posts[id] = name
+        lastPost = (id, name)
+        var post = CanonicalPost(message: message, ordinal: name.ordinal, detail: detailNumber(e.stringID(.detail)))
+        if let parent = e.id(.parent) {
+            post.hasParent = true
+            if let parentName = postName(parent) { (post.parentMessage, post.parentOrdinal) = (parentName.message, parentName.ordinal) }
+        }
+        return post
+    }
+
     /// The text of a string column, `nil` for NULL or an id the trace's table lacks.
     private func text<R: ComparedRow>(_ e: R, _ column: EventColumn) -> String? { e.stringID(column).flatMap(strings.text) }
 
@@ -149,23 +192,9 @@ struct Canonicalizer {
             }
             out.append(" ("); out.append(text(e, .detail) ?? "?"); out.append(")")
         case .posted:
-            guard let id = e.id(.post) else { return false }
-            let message = messageNumber(e.stringID(.message))
-            let index = Int(message)
-            if index >= postCounts.count { postCounts.append(contentsOf: repeatElement(0, count: index + 1 - postCounts.count)) }
-            postCounts[index] += 1
-            let name = PostName(message: message, ordinal: postCounts[index])
-            if posts.count >= Self.postWindow {
-                // The older generation's room holds the next: posts numbered on from this one.
-                swap(&olderPosts, &posts)
-                posts.removeAll(rebasingAt: id)
-            }
-            posts[id] = name
-            lastPost = (id, name)
-            out.append("post "); writePost(id, into: &out); out.append(" ")
-            if let detail = e.stringID(.detail).flatMap(strings.facts) { out.append(contentsOf: detail.utf8) } else { out.append(UInt8(ascii: "?")) }
-            if let parent = e.id(.parent) { out.append(" parent "); writePost(parent, into: &out) }
-            out.append(" "); e.appendPayload(to: &out)
+            guard let post = post(e) else { return false }
+            names.write(post, into: &out)
+            e.appendPayload(to: &out)
         case .enqueued:
             // Whether a delivery is queued depends on the thread that posted, not on
             // the code under test; the delivery that follows is compared.
@@ -231,6 +260,19 @@ struct CanonicalDelivery: Equatable {
     var observer: Int32
 }
 
+/// A post's canonical line but its payload, as integers numbered by the ``CanonicalNames`` both
+/// sides share: `post MESSAGE#ORDINAL DETAIL[ parent MESSAGE#ORDINAL] `. Two equal ones write the
+/// same bytes; two that differ are compared by their lines.
+struct CanonicalPost: Equatable {
+    var message: Int32
+    var ordinal: Int
+    var detail: Int32
+    var hasParent = false
+    /// The parent post's message, ``CanonicalDelivery/unknown`` for a post never recorded (`?`).
+    var parentMessage = CanonicalDelivery.unknown
+    var parentOrdinal = 0
+}
+
 /// Names numbered in order of first use, shared by the two sides of a comparison.
 ///
 /// Used by one comparison on one thread: no dynamic exclusivity checks (they were ~1% of a comparison).
@@ -253,6 +295,14 @@ final class CanonicalNames {
         out.append(contentsOf: texts[Int(message)])
         out.append(UInt8(ascii: "#"))
         out.append(decimal: UInt64(ordinal))
+    }
+
+    /// Appends the canonical line of `post` up to its payload, which follows.
+    func write(_ post: CanonicalPost, into out: inout [UInt8]) {
+        out.append("post "); writePost(message: post.message, ordinal: post.ordinal, into: &out); out.append(" ")
+        out.append(contentsOf: texts[Int(post.detail)])
+        if post.hasParent { out.append(" parent "); writePost(message: post.parentMessage, ordinal: post.parentOrdinal, into: &out) }
+        out.append(" ")
     }
 
     /// Appends the canonical line of `delivery`.

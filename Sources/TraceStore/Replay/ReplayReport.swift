@@ -73,11 +73,15 @@ public struct ReplayReport: Sendable {
     /// and the reactions found on one side only so far, which for equal behaviour is
     /// nothing beyond a local reordering. Ids are renamed as ``compare(expected:actual:contextSize:ignoringLifecycle:replayError:)`` does.
     ///
+    /// `comparingPostsUnrendered: false` renders every post before comparing it (what the tests
+    /// check the unrendered comparison against).
+    ///
     /// The sources are generic rather than closures: a closure's result, a large optional
     /// struct, was copied and destroyed through reabstraction thunks on every event.
     static func compareStreams<L: ComparedEvents, R: ComparedEvents>(
         expected: inout L, actual: inout R, contextSize: Int = 3, ignoringLifecycle: Bool = false,
-        replayError: String? = nil) throws(L.Failure) -> ReplayReport where R.Failure == L.Failure {
+        replayError: String? = nil, comparingPostsUnrendered: Bool = true) throws(L.Failure) -> ReplayReport
+        where R.Failure == L.Failure {
         let names = CanonicalNames()
         var leftSide = Side(ignoringLifecycle: ignoringLifecycle, names: names, strings: expected.strings)
         var rightSide = Side(ignoringLifecycle: ignoringLifecycle, names: names, strings: actual.strings)
@@ -94,6 +98,13 @@ public struct ReplayReport: Sendable {
             if hasLeft && hasRight, let delivery = leftSide.delivery, delivery == rightSide.delivery,
                all.isInStep && reactions.isBalanced {
                 all.matchedInStep(seq: leftSide.seq, delivery: delivery)
+                continue
+            }
+            // So are posts that are reactions (most of the rest), with their payloads' bytes: what
+            // the rendered lines would decide when nothing is pending.
+            if comparingPostsUnrendered && hasLeft && hasRight && !leftSide.isStimulus && !rightSide.isStimulus
+                && leftSide.hasSamePost(as: rightSide) && all.isInStep && reactions.isBalanced {
+                all.matchedInStep(seq: leftSide.seq, post: leftSide.post!, taking: &leftSide.payload)
                 continue
             }
             if hasLeft { leftSide.render() }
@@ -149,6 +160,9 @@ public struct ReplayReport: Sendable {
         var isStimulus = false
         /// The current event when it is a delivery or a skip, whose text is not rendered until asked for.
         var delivery: CanonicalDelivery?
+        /// The current event when it is a post, whose text is not rendered until asked for, and its payload.
+        var post: CanonicalPost?
+        var payload: [UInt8] = []
         private var rendered = true
 
         init(ignoringLifecycle: Bool, names: CanonicalNames, strings: SideStrings) {
@@ -162,10 +176,18 @@ public struct ReplayReport: Sendable {
                 if ignoringLifecycle && (event.kind == .lifecycle || event.kind == .actionRouted) { continue }
                 if let delivery = canonicalizer.delivery(event) {
                     self.delivery = delivery
+                    post = nil
+                    rendered = false
+                } else if event.kind == .posted, let post = canonicalizer.post(event) {
+                    self.post = post
+                    payload.removeAll(keepingCapacity: true)
+                    event.appendPayload(to: &payload)
+                    delivery = nil
                     rendered = false
                 } else {
                     guard canonicalizer.render(event, into: &bytes) else { continue }
                     delivery = nil
+                    post = nil
                     rendered = true
                 }
                 count += 1
@@ -178,10 +200,22 @@ public struct ReplayReport: Sendable {
 
         /// Renders the current event's text into ``bytes`` if it is not there yet.
         mutating func render() {
-            guard !rendered, let delivery else { return }
+            guard !rendered else { return }
             bytes.removeAll(keepingCapacity: true)
-            canonicalizer.names.write(delivery, into: &bytes)
+            if let delivery {
+                canonicalizer.names.write(delivery, into: &bytes)
+            } else if let post {
+                canonicalizer.names.write(post, into: &bytes)
+                bytes.append(contentsOf: payload)
+            }
             rendered = true
+        }
+
+        /// Whether the current events of both sides are posts with the same line, told without
+        /// rendering either.
+        func hasSamePost(as other: Side) -> Bool {
+            guard let post, let theirs = other.post else { return false }
+            return post == theirs && ReplayReport.sameBytes(payload, other.payload)
         }
 
         /// The current event as a line.
@@ -192,8 +226,16 @@ public struct ReplayReport: Sendable {
     private struct ContextRing {
         let size: Int
         let names: CanonicalNames
-        /// A line as its bytes, or as a delivery rendered only if the context is shown.
-        private var slots: [(seq: UInt64, isStimulus: Bool, bytes: [UInt8], delivery: CanonicalDelivery?)] = []
+        /// A line as its bytes, or as a delivery or a post (its payload in `bytes`) rendered only
+        /// if the context is shown.
+        private struct Slot {
+            var seq: UInt64
+            var isStimulus: Bool
+            var bytes: [UInt8]
+            var delivery: CanonicalDelivery?
+            var post: CanonicalPost?
+        }
+        private var slots: [Slot] = []
         /// The oldest slot once all are used.
         private var oldest = 0
 
@@ -202,7 +244,7 @@ public struct ReplayReport: Sendable {
         mutating func add(seq: UInt64, isStimulus: Bool, bytes: [UInt8]) {
             guard size > 0 else { return }
             if slots.count < size {
-                slots.append((seq, isStimulus, bytes, nil))
+                slots.append(Slot(seq: seq, isStimulus: isStimulus, bytes: bytes))
                 return
             }
             slots[oldest].seq = seq
@@ -210,6 +252,7 @@ public struct ReplayReport: Sendable {
             slots[oldest].bytes.removeAll(keepingCapacity: true)
             slots[oldest].bytes.append(contentsOf: bytes)
             slots[oldest].delivery = nil
+            slots[oldest].post = nil
             oldest = (oldest + 1) % size
         }
 
@@ -220,19 +263,30 @@ public struct ReplayReport: Sendable {
             slots[oldest].isStimulus = isStimulus
             swap(&slots[oldest].bytes, &bytes)
             slots[oldest].delivery = nil
+            slots[oldest].post = nil
             oldest = (oldest + 1) % size
         }
 
         mutating func add(seq: UInt64, delivery: CanonicalDelivery) {
             guard size > 0 else { return }
             if slots.count < size {
-                slots.append((seq, false, [], delivery))
+                slots.append(Slot(seq: seq, isStimulus: false, bytes: [], delivery: delivery))
                 return
             }
             slots[oldest].seq = seq
             slots[oldest].isStimulus = false
             slots[oldest].delivery = delivery
+            slots[oldest].post = nil
             oldest = (oldest + 1) % size
+        }
+
+        /// Adds a post that is a reaction, its payload swapped into the slot as ``add(seq:isStimulus:taking:)`` does.
+        mutating func add(seq: UInt64, post: CanonicalPost, taking payload: inout [UInt8]) {
+            guard size > 0 else { return }
+            // The slot the line goes to: the next one while the ring fills, then the oldest.
+            let index = slots.count < size ? slots.count : oldest
+            add(seq: seq, isStimulus: false, taking: &payload)
+            slots[index].post = post
         }
 
         mutating func add(_ line: Line) { add(seq: line.seq, isStimulus: line.isStimulus, bytes: Array(line.text.utf8)) }
@@ -243,6 +297,10 @@ public struct ReplayReport: Sendable {
                 if let delivery = slot.delivery {
                     bytes.removeAll()
                     names.write(delivery, into: &bytes)
+                } else if let post = slot.post {
+                    bytes.removeAll()
+                    names.write(post, into: &bytes)
+                    bytes.append(contentsOf: slot.bytes)
                 }
                 return Line(seq: slot.seq, text: String(decoding: bytes, as: UTF8.self), isStimulus: slot.isStimulus)
             }
@@ -287,6 +345,12 @@ public struct ReplayReport: Sendable {
         /// A delivery both sides had in step: kept unrendered.
         mutating func matchedInStep(seq: UInt64, delivery: CanonicalDelivery) {
             if !diverged { context.add(seq: seq, delivery: delivery) }
+        }
+
+        /// A post both sides had in step (a reaction): kept unrendered, its payload taken (see
+        /// ``matchedInStep(seq:isStimulus:taking:)``).
+        mutating func matchedInStep(seq: UInt64, post: CanonicalPost, taking payload: inout [UInt8]) {
+            if !diverged { context.add(seq: seq, post: post, taking: &payload) }
         }
 
         /// The lines shown from the divergence on, per side.
