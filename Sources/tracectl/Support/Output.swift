@@ -1,4 +1,5 @@
 import Foundation
+import TraceStore
 
 /// Buffered standard output: long listings stream instead of being built in memory.
 ///
@@ -7,7 +8,8 @@ import Foundation
 /// event builds no `String` per line.
 final class Output {
     // Read and written on every byte: unchecked, as the command's one thread owns the buffer
-    // (dynamic exclusivity checks were ~15% of printing every event).
+    // (dynamic exclusivity checks were ~15% of printing every event). `owner` checks that claim
+    // in debug builds at each flush (`OutputBytesTests`, an exit test).
     @exclusivity(unchecked) private var buffer: UnsafeMutablePointer<UInt8>
     @exclusivity(unchecked) private var count = 0
     /// "00" to "99", for numbers two digits at a time.
@@ -16,6 +18,7 @@ final class Output {
     /// When the buffer is written out: at the end of a line past this many bytes.
     private static let flushThreshold = 1 << 16
     private let handle: FileHandle
+    private let owner = OwningThread()
 
     /// Buffers writes to `handle`, standard output by default.
     init(_ handle: FileHandle = .standardOutput) {
@@ -51,6 +54,7 @@ final class Output {
     }
 
     func flush() {
+        owner.check("Output")
         guard count > 0 else { return }
         handle.write(Data(bytesNoCopy: buffer, count: count, deallocator: .none))
         count = 0
