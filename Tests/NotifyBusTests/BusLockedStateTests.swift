@@ -3,11 +3,11 @@ import NotifyBus
 import Synchronization
 import Testing
 
-/// The bus's state behind its lock is not checked for exclusivity at run time
-/// (`@exclusivity(unchecked)` on `Locked.value`, `Bus.Slots.items` and `live`, `Observer.slot`
-/// and `slots`, `OwnerRetainer.count`): the lock is what makes each access exclusive. This test
-/// writes every one of those fields from several threads at once, so that an access made
-/// without the lock races with a locked write and ThreadSanitizer reports it:
+/// The bus's state behind its lock is partly not checked for exclusivity at run time
+/// (`@exclusivity(unchecked)` on `Locked.value`, `Bus.Slots.items` and `live`): the lock is what
+/// makes each access exclusive, as it is for `Observer.slot` and `slots` and `OwnerRetainer.count`.
+/// This test writes every one of those fields from several threads at once, so that an access
+/// made without the lock races with a locked write and ThreadSanitizer reports it:
 ///
 /// ```sh
 /// swift test --sanitize=thread --scratch-path .build-tsan --filter BusLockedStateTests
