@@ -6,7 +6,7 @@ struct TraceCtl: ParsableCommand {
         commandName: "tracectl",
         abstract: "Record, inspect and replay NotifyBus traces: find observers that outlive their screen.",
         discussion: """
-            A trace is an SQLite file holding every post, delivery, observer change and lifecycle step of a session.
+            A trace is an SQLite file holding every post, delivery, observer change and lifecycle step of a session. \
             Start with `tracectl demo`, then `tracectl leaks TRACE`.
 
             Exit codes:

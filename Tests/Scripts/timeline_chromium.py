@@ -6,7 +6,8 @@ Usage: python3 timeline_chromium.py PAGE.html EXPECTED.json [--screenshot FILE.p
 
 EXPECTED holds "lanes" (each {"label", "depth"}, in order), "findings" (how many; without it,
 only loading, console and drawing are checked), "rules" (the finding rules the page must mark) and
-the least numbers of observers, posts, deliveries and visible intervals that must be drawn. Prints every mismatch and exits 1 if any;
+the least numbers of observers, posts, deliveries and visible intervals that must be drawn, and
+"view" (the seqs the page first shows, [from, to]). Prints every mismatch and exits 1 if any;
 prints the load time in milliseconds on success.
 """
 import json
@@ -61,6 +62,8 @@ try:
 
     state = driver.execute_script("return window.timeline")
     lanes = [{"label": lane["label"], "depth": lane["depth"]} for lane in state["lanes"]]
+    if "view" in expected and state["view"] != expected["view"]:
+        problems.append("view: %s, expected %s" % (state["view"], expected["view"]))
     if "lanes" in expected and lanes != expected["lanes"]:
         problems.append("lanes: %s, expected %s" % (lanes, expected["lanes"]))
     drawn = state["drawn"]

@@ -2,8 +2,8 @@ import Foundation
 import Testing
 @testable import TraceStore
 
-/// The views users query with their own SQL: version 4's one-pass definitions give the rows
-/// version 3's gave, and none of them walks a session once per row of another loop (version
+/// The views users query with their own SQL: the one-pass definitions (version 4, and version 5's
+/// `deliveries`) give the rows version 3's gave, and none of them walks a session once per row of another loop (version
 /// 3's `observers` walked it per observer, `deliveries` per observer too: minutes at 1M events).
 @Suite struct ViewTests {
     static let views = ["event_log", "owners", "observers", "posts", "deliveries", "lifecycle", "attachments", "releases", "traps"]
@@ -83,5 +83,61 @@ import Testing
         #expect(!problems(old).isEmpty)
         #expect(try rows(path, "observers").count == 1)
         #expect(try rows(path, "deliveries").count == 20)
+    }
+}
+
+/// Appending a session to an older trace: a version-4 file (version 5 changed only the
+/// `deliveries` view) is extended and its views replaced; an older one is refused, unchanged.
+@Suite struct AppendToOlderVersionTests {
+    /// Version 4's `deliveries`, which joined the message and owner once per delivery.
+    static let version4Deliveries = """
+        CREATE VIEW deliveries AS
+            WITH added AS MATERIALIZED (
+                SELECT e.session, e.observer, e.message, e.owner
+                FROM sessions s CROSS JOIN events e ON e.session = s.id AND e.kind = 2 AND +e.observer IS NOT NULL)
+            SELECT e.session, e.seq, e.post, e.observer, m.value AS message, a.owner, o.label AS owner_label,
+                   CASE e.kind WHEN 5 THEN 'delivered' ELSE 'skipped' END AS outcome
+            FROM sessions s CROSS JOIN events e ON e.session = s.id AND e.kind IN (5, 6)
+            CROSS JOIN added a ON a.session = +e.session AND a.observer = +e.observer
+            LEFT JOIN strings m ON m.id = a.message
+            LEFT JOIN owners o ON o.session = a.session AND o.owner = a.owner;
+        """
+
+    @Test func aVersion4FileTakesANewSessionAndTheNewViews() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("v4.trace")
+        try recordSample(at: path, name: "first", posts: 4)
+        do {
+            let db = try Database(path: path, mode: .readWrite)
+            try db.execute("DROP VIEW deliveries; \(Self.version4Deliveries) UPDATE meta SET value = '4' WHERE key = 'schema_version';")
+        }
+        let before = try ViewTests().rows(path, "deliveries")
+        try recordSample(at: path, name: "second", posts: 3)
+        let reader = try TraceReader(path: path)
+        #expect(reader.schemaVersion == TraceSchema.version)
+        #expect(try reader.sessions().map(\.name) == ["first", "second"])
+        let sql = try Database(path: path, mode: .readOnly).prepare("SELECT sql FROM sqlite_master WHERE name = 'deliveries'")
+        #expect(try sql.step())
+        #expect(sql.text(0)?.contains("LEFT JOIN strings m ON m.id = e.message") == true, "version 5's deliveries names each observer's message once")
+        // The first session's deliveries read as the old view read them; the second's are there too.
+        let after = try ViewTests().rows(path, "deliveries")
+        #expect(after.filter { $0.hasPrefix("1|") } == before)
+        #expect(after.filter { $0.hasPrefix("2|") }.count == 3)
+    }
+
+    @Test func aVersion3FileIsRefusedAndLeftAsItWas() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("v3.trace")
+        try recordSample(at: path, name: "first")
+        do {
+            let db = try Database(path: path, mode: .readWrite)
+            try db.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version';")
+        }
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        let error = try #require(throws: TraceStoreError.self) {
+            _ = try TraceRecorder(path: path, session: SessionInfo(name: "second", app: "tests"))
+        }
+        #expect(error.description.contains("schema version 3 can be read but not appended to"), "\(error)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes)
     }
 }

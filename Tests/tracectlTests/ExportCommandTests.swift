@@ -35,6 +35,36 @@ import Testing
         return try #require(root["traceEvents"] as? [[String: Any]]).map(Event.init)
     }
 
+    /// `--since`/`--until`: the posts, deliveries and findings of the window, each delivery's flow
+    /// still bound to its post, and the window named in `otherData`.
+    @Test func aWindowExportsThePostsDeliveriesAndFindingsInIt() throws {
+        let dir = try Scratch()
+        let trace = dir.file("demo.trace")
+        #expect(try tracectl("demo", "-o", trace).status == 0)
+        let run = try tracectl("export", trace, "--format", "chrome-trace", "--since", "40", "--until", "80")
+        #expect(run.status == 0, "\(run.stderr)")
+        let root = try #require(try json(run.stdout) as? [String: Any])
+        #expect((root["otherData"] as? [String: Any])?["window"] as? String == "seq 40–80")
+        let events = try #require(root["traceEvents"] as? [[String: Any]]).map(Event.init)
+        let posts = events.filter { $0.raw["cat"] as? String == "post" && $0.ph == "X" }
+        let deliveries = events.filter { $0.raw["cat"] as? String == "delivery" && $0.ph == "X" }
+        #expect(!posts.isEmpty && !deliveries.isEmpty)
+        #expect((posts + deliveries).allSatisfy { (40...80).contains($0.ts) })
+        // As many as the event log holds in the window.
+        let log = try tracectl("events", trace, "--since", "40", "--until", "80", "--kind", "posted", "--format", "json")
+        let logged = try #require(try json(log.stdout) as? [[String: Any]])
+        #expect(posts.count == logged.count)
+        // Each flow binds a delivery to its post; a delivery whose post came before the window has none.
+        let starts = events.filter { $0.ph == "s" }, ends = events.filter { $0.ph == "f" }
+        #expect(!starts.isEmpty && starts.count <= deliveries.count)
+        #expect(Set(starts.compactMap(\.id)) == Set(ends.compactMap(\.id)) && starts.count == ends.count)
+        #expect(starts.allSatisfy { (40...80).contains($0.ts) })
+        #expect(events.filter { $0.ph == "i" }.allSatisfy { (40...80).contains($0.ts) })
+        // A window out of order, or beyond what a trace stores, is a usage error.
+        #expect(try tracectl("export", trace, "--format", "chrome-trace", "--since", "80", "--until", "40").status == 64)
+        #expect(try tracectl("export", trace, "--format", "chrome-trace", "--since", "9223372036854775808").status == 64)
+    }
+
     @Test func screensAreProcessesWithVisibleAndObserverTracks() throws {
         let dir = try Scratch()
         let events = try demoExport(dir)

@@ -149,6 +149,43 @@ private final class Labeled: TraceLabeled, Sendable {
         #expect(run.status == 0, "\(run.output)")
     }
 
+    /// `--since`/`--until`: the page holds the window's posts and deliveries, starts its view at
+    /// the window, and says so in its title; a reversed window is a usage error.
+    @Test func aWindowDrawsThePartOfTheSessionItHolds() throws {
+        let dir = try Scratch()
+        let trace = dir.file("demo.trace")
+        #expect(try tracectl("demo", "-o", trace).status == 0)
+        let run = try tracectl("timeline", trace, "--since", "40", "--until", "80", "-o", dir.file("w.html"))
+        #expect(run.status == 0, "\(run.stderr)")
+        let data = try embeddedData(try String(contentsOfFile: dir.file("w.html"), encoding: .utf8))
+        #expect(data["start"] as? Int == 40 && data["end"] as? Int == 81)
+        #expect((data["title"] as? String)?.hasSuffix("seq 40–80") == true)
+        let posts = try #require(data["posts"] as? [Int])
+        #expect(!posts.isEmpty && stride(from: 0, to: posts.count, by: 3).allSatisfy { (40...80).contains(posts[$0]) })
+        // A window past the session's end draws an empty page, and says why.
+        let past = try tracectl("timeline", trace, "--since", "100000", "-o", dir.file("past.html"))
+        #expect(past.status == 0)
+        #expect(past.stderr.contains("holds no event: session 1 ends at seq"), "\(past.stderr)")
+        #expect(try tracectl("timeline", trace, "--since", "40", "-o", dir.file("w2.html")).stderr.isEmpty)
+        #expect(try tracectl("timeline", trace, "--since", "80", "--until", "40", "-o", dir.file("x.html")).status == 64)
+        #expect(!FileManager.default.fileExists(atPath: dir.file("x.html")))
+    }
+
+    @Test(.enabled(if: chromiumInstalled,
+                   "needs headless Chromium: apt-get install chromium chromium-driver; pip install selenium"))
+    func aWindowedTimelineOpensOnItsWindowInChromium() throws {
+        let dir = try Scratch()
+        let trace = dir.file("demo.trace")
+        #expect(try tracectl("demo", "-o", trace).status == 0)
+        #expect(try tracectl("timeline", trace, "--since", "40", "--until", "80", "-o", dir.file("w.html")).status == 0)
+        let expected = """
+            {"view": [40, 81], "minPosts": 10, "minDeliveries": 5, "minObservers": 5}
+            """
+        try expected.write(toFile: dir.file("expected.json"), atomically: true, encoding: .utf8)
+        let run = python([testScript("timeline_chromium.py"), dir.file("w.html"), dir.file("expected.json")])
+        #expect(run.status == 0, "\(run.output)")
+    }
+
     @Test(.enabled(if: chromiumInstalled,
                    "needs headless Chromium: apt-get install chromium chromium-driver; pip install selenium"))
     func attachedTimelineShowsTheNestedLaneInChromium() throws {

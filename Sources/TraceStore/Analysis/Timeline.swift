@@ -90,33 +90,51 @@ public struct Timeline: Sendable {
     public var deliveries: [Delivery]
     /// The findings, grouped by cause.
     public var groups: [FindingGroup]
-    /// One past the last event.
+    /// The first sequence number shown: 0, or the start of the window it was built for.
+    public var start: UInt64
+    /// One past the last event shown.
     public var end: UInt64
+    /// The window it was built for, as asked (``start`` and ``end`` are what the session holds of it).
+    public var window: ClosedRange<UInt64>?
 
     /// Reads a session and its leak findings into a timeline.
     ///
+    /// With a `window`, the whole session is still folded (an owner's state and the leak rules
+    /// need what came before), but only what the window shows is kept: its posts, deliveries and
+    /// findings, the observers registered at some point of it, the owners registered before its
+    /// end and their intervals that reach into it. Memory then grows with the window and the
+    /// observers, not with the session.
+    ///
+    /// - Parameter window: The sequence numbers to show, both ends included; `nil` for all.
     /// - Complexity: O(*n*) in the session's events, plus the leak analysis.
-    public static func build(_ reader: TraceReader, session id: Int64) throws -> Timeline {
+    public static func build(_ reader: TraceReader, session id: Int64, window: ClosedRange<UInt64>? = nil) throws -> Timeline {
         let session = try reader.session(id)
         var configuration = LeakAnalyzer.Configuration(rules: Set(LeakRule.allCases))
         if let semantics = session.selectorSemantics { configuration.selectorSemantics = semantics }
-        let companion = Companion(reader)
+        let shown = window.map { $0.lowerBound..<($0.upperBound == .max ? .max : $0.upperBound + 1) } ?? 0..<UInt64.max
+        let companion = Companion(reader, window: shown)
         let findings = try LeakAnalyzer.analyze(reader, session: session.id, configuration: configuration, companion: companion)
-        return companion.builder.finish(session: session, groups: FindingGroup.groups(of: findings))
+        var timeline = companion.builder.finish(session: session, groups: FindingGroup.groups(of: findings.filter { shown.contains($0.seq) }))
+        timeline.window = window
+        return timeline
     }
 
     /// The timeline's side of the leak analysis's walk: deliveries and posts, most of a session,
     /// taken as integers inside SQLite's loop (they never become events); the rest folded as
     /// events. Posts that change the application state go through the fold, which keeps that state.
     private final class Companion: SessionWalkCompanion {
-        var builder = Builder()
+        // Not checked at run time (the checks were 7% of a windowed timeline's instructions and 5%
+        // of a whole one's, BENCHMARKS.md): one thread, and `take` (inside SQLite's step) and `consume` (between
+        // steps) never overlap; the same discipline as the leak analysis's own state.
+        @exclusivity(unchecked) var builder: Builder
         private let reader: TraceReader
         private let stateMessages: Set<Int64>
         private var names: [Int64: String] = [:]
         private let delivered = Int64(EventKind.delivered.rawValue), posted = Int64(EventKind.posted.rawValue)
 
-        init(_ reader: TraceReader) {
+        init(_ reader: TraceReader, window: Range<UInt64>) {
             self.reader = reader
+            builder = Builder(window: window)
             stateMessages = Set(TraceState.applicationStateMessages.compactMap(reader.stringID))
         }
 
@@ -124,14 +142,16 @@ public struct Timeline: Sendable {
             let signedSeq = row.int64(0)
             // A negative seq is refused by the cursor, with the file's name.
             guard signedSeq >= 0 else { return false }
+            let seq = UInt64(signedSeq)
             switch row.int64(1) {
             case delivered:
                 guard let observer = row.id(2) else { return false }
-                builder.delivered(seq: UInt64(signedSeq), post: row.id(4) ?? 0, observer: observer)
+                builder.delivered(seq: seq, post: row.id(4) ?? 0, observer: observer)
                 return true
             case posted:
+                // Outside the window, a post that changes the application state must still reach the fold.
                 guard let post = row.id(4), let message = row.optional(3), !stateMessages.contains(message) else { return false }
-                builder.posted(seq: UInt64(signedSeq), post: post, message: name(message), parent: row.id(5))
+                builder.posted(seq: seq, post: post, message: builder.shows(seq) ? name(message) : "", parent: row.id(5))
                 return true
             default:
                 return false
@@ -160,16 +180,27 @@ public struct Timeline: Sendable {
         private var posts: [Post] = []
         private var deliveries: [Delivery] = []
         private var last: UInt64 = 0
+        /// The sequence numbers whose posts and deliveries are kept.
+        private let window: Range<UInt64>
+
+        init(window: Range<UInt64> = 0..<UInt64.max) {
+            self.window = window
+        }
+
+        /// Whether the window holds `seq`.
+        @inline(__always) func shows(_ seq: UInt64) -> Bool { window.contains(seq) }
 
         /// A delivery the walk took as integers: what ``consume(_:)`` does with one.
         mutating func delivered(seq: UInt64, post: UInt64, observer: UInt64) {
             last = seq
+            guard window.contains(seq) else { return }
             deliveries.append(Delivery(seq: seq, post: post, observer: observer, outcome: .delivered))
         }
 
         /// A post of a message that does not change the application state, taken as integers.
         mutating func posted(seq: UInt64, post: UInt64, message: String, parent: UInt64?) {
             last = seq
+            guard window.contains(seq) else { return }
             posts.append(Post(seq: seq, post: post, message: message, parent: parent))
         }
 
@@ -207,10 +238,10 @@ public struct Timeline: Sendable {
                 observers[index].interval.end = event.seq
                 observers[index].ending = .removed(event.removalReason)
             case .posted:
-                guard let post = event.post else { break }
+                guard let post = event.post, window.contains(event.seq) else { break }
                 posts.append(Post(seq: event.seq, post: post, message: event.message ?? "?", parent: event.parent))
             case .delivered, .skipped, .trapped:
-                guard let observer = event.observer else { break }
+                guard let observer = event.observer, window.contains(event.seq) else { break }
                 let outcome: DeliveryOutcome = switch event.kind {
                 case .skipped: .skipped
                 case .trapped: .trapped
@@ -243,7 +274,7 @@ public struct Timeline: Sendable {
         }
 
         mutating func finish(session: SessionSummary, groups: [FindingGroup]) -> Timeline {
-            let end = last + 1
+            let start = min(window.lowerBound, last + 1), end = min(last + 1, window.upperBound)
             for (id, start) in visibleSince { if let index = laneIndex[id] { lanes[index].visible.append(Interval(start: start, end: end)) } }
             for (id, start) in inHierarchySince {
                 if let index = laneIndex[id] { lanes[index].inHierarchy.append(Interval(start: start, end: end)) }
@@ -253,8 +284,29 @@ public struct Timeline: Sendable {
             for index in lanes.indices where lanes[index].host.map({ laneIndex[$0] == nil }) ?? false {
                 lanes[index].host = nil
             }
-            return Timeline(session: session, lanes: lanes, observers: observers, posts: posts,
-                            deliveries: deliveries, groups: groups, end: end)
+            guard start > 0 || end <= last else {
+                return Timeline(session: session, lanes: lanes, observers: observers, posts: posts,
+                                deliveries: deliveries, groups: groups, start: start, end: end)
+            }
+            // A window: what reaches into start..<end (an interval open at the end reaches it).
+            func reaches(_ interval: Interval) -> Bool {
+                interval.start < end && (interval.end > start || interval.start == interval.end && interval.start >= start)
+            }
+            let shownLanes = lanes.filter { $0.registeredAt < end }.map { lane in
+                var lane = lane
+                lane.visible.removeAll { !reaches($0) }
+                lane.inHierarchy.removeAll { !reaches($0) }
+                return lane
+            }
+            let shownOwners = Set(shownLanes.map(\.owner))
+            return Timeline(session: session,
+                            lanes: shownLanes.map { lane in
+                                var lane = lane
+                                if let host = lane.host, !shownOwners.contains(host) { lane.host = nil }
+                                return lane
+                            },
+                            observers: observers.filter { reaches($0.interval) }, posts: posts,
+                            deliveries: deliveries, groups: groups, start: start, end: end)
         }
     }
 }

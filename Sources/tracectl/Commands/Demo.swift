@@ -8,9 +8,9 @@ extension TraceCtl {
         static let configuration = CommandConfiguration(
             abstract: "Record a built-in session with seed 000's keyboard bug and show its leak report.",
             discussion: """
-                The session models seed 002's app: a main screen over tabs with Home and Scan in navigation
-                stacks. A Login screen that adds its keyboard observers on become-active and removes them on
-                resign-active (seed 000) is pushed, used and popped; the app goes to the background and back,
+                The session models seed 002's app: a main screen over tabs with Home and Scan in navigation \
+                stacks. A Login screen that adds its keyboard observers on become-active and removes them on \
+                resign-active (seed 000) is pushed, used and popped; the app goes to the background and back, \
                 the keyboard comes and goes, the device rotates. The popped Login keeps observing.
 
                 EXAMPLES:

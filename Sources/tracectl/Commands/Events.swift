@@ -18,13 +18,12 @@ extension TraceCtl {
         static let configuration = CommandConfiguration(
             abstract: "Print the event log, filtered; filters are bound SQL parameters.",
             discussion: """
-                Kinds: sessionStarted, ownerRegistered, observerAdded, observerRemoved, posted, delivered, skipped, enqueued,
-                lifecycle, actionRouted, bridgeRejected, sessionEnded. --owner takes an owner id or a label
-                (a screen name). Output streams: a long log is never built in memory.
+                --kind takes any kind listed under OPTIONS, and may be repeated. --owner takes an owner id or a \
+                label (a screen name). Output streams: a long log is never built in memory.
 
                 EXAMPLES:
                   tracectl events login.trace --owner Login
-                  tracectl events login.trace --kind posted --kind delivered --since 40 --until 80
+                  tracectl events login.trace --kind posted --kind delivered --since 40
                   tracectl events login.trace --message keyboardWillShow --format json
                 """
         )
@@ -43,11 +42,7 @@ extension TraceCtl {
         @Option(help: "Only events about this observer id.")
         var observer: UInt64?
 
-        @Option(help: "From this sequence number.")
-        var since: UInt64?
-
-        @Option(help: "Up to this sequence number.")
-        var until: UInt64?
+        @OptionGroup var window: SeqWindowOptions
 
         @Option(help: "At most this many events.")
         var limit: Int?
@@ -55,9 +50,6 @@ extension TraceCtl {
         func validate() throws {
             if let limit, limit < 0 { throw ValidationError("--limit must not be negative") }
             try checkStoredRange(observer, option: "--observer")
-            try checkStoredRange(since, option: "--since")
-            try checkStoredRange(until, option: "--until")
-            if let since, let until, since > until { throw ValidationError("--since is after --until") }
         }
 
         func run() throws {
@@ -66,7 +58,7 @@ extension TraceCtl {
             try reportingErrors {
                 let session = try reader.session(options.session)
                 let filter = EventFilter(kinds: kinds.isEmpty ? nil : kinds.map(\.kind), message: message, owner: owner,
-                                         observer: observer, since: since, until: until, limit: limit)
+                                         observer: observer, since: window.since, until: window.until, limit: limit)
                 let printer = EventPrinter(strings: reader.internedStrings, format: options.format, style: .current, to: out)
                 printer.begin()
                 let narrowed = filter.kinds != nil || filter.message != nil || filter.owner != nil || filter.observer != nil

@@ -6,8 +6,8 @@ extension TraceCtl {
         static let configuration = CommandConfiguration(
             abstract: "Finish a trace whose recorder was killed: mark its open sessions crashed, build its indexes.",
             discussion: """
-                A killed `record` leaves every committed event in a WAL-mode file with no indexes. This keeps every
-                event, sets `sessions.crashed_at` on each session that never ended, builds the indexes and makes the
+                A killed `record` leaves every committed event in a WAL-mode file with no indexes. This keeps every \
+                event, sets `sessions.crashed_at` on each session that never ended, builds the indexes and makes the \
                 file self-contained again. A finished trace is left as it is. Run it only once the recorder is gone.
 
                 Exit codes: 0 finished (or nothing to finish); 65 not a trace (or a schema-1 trace); 66 missing file.

@@ -28,23 +28,25 @@ enum LeakFormat: String, ExpressibleByArgument, CaseIterable {
     case text, json, sarif
 }
 
+/// Each severity and its rules, from the rules themselves: "error for a, b; warning for c; note for d".
+private let rulesBySeverity = LeakSeverity.allCases.reversed().map { severity in
+    "\(severity.rawValue) for " + LeakRule.allCases.filter { $0.severity == severity }.map(\.rawValue).joined(separator: ", ")
+}.joined(separator: "; ")
+
 extension TraceCtl {
     struct Leaks: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "List observers that outlive their screen, with the line that added them.",
             discussion: """
-                Findings are grouped by cause: one group per owner type and call site (the line that added the
-                observer, or for a removal rule the line that removed), so one bug is one entry with its rules
-                and observers beneath. Severity per rule: error for observer-outlives-owner,
-                delivery-after-owner-gone, block-retains-owner, unowned-capture-after-release; warning for
-                delivery-while-offscreen, duplicate-registration, removal-misses-observer; note for
-                unbalanced-removal. Each finding keeps its fingerprint (rule, message, owner type, call site),
-                which is what a baseline lists.
+                Findings are grouped by cause: one group per owner type and call site (the line that added the \
+                observer, or for a removal rule the line that removed), so one bug is one entry with its rules \
+                and observers beneath. Severity per rule: \(rulesBySeverity). Each finding keeps its fingerprint \
+                (rule, message, owner type, call site), which is what a baseline lists.
 
                 --format sarif writes SARIF 2.1.0 for code review (GitHub code scanning and other SARIF viewers).
 
-                Exit codes: 0 when no finding at or above --min-severity is outside the baseline, 1 when any is;
-                65 for a file that is not a trace; 66 for a missing file; 69 for a session the trace does not
+                Exit codes: 0 when no finding at or above --min-severity is outside the baseline, 1 when any is; \
+                65 for a file that is not a trace; 66 for a missing file; 69 for a session the trace does not \
                 hold; 73 for a baseline that cannot be written (the full table: tracectl --help).
 
                 EXAMPLES:
@@ -53,7 +55,7 @@ extension TraceCtl {
                   tracectl leaks login.trace --rule observer-outlives-owner --format json
                   tracectl leaks login.trace --format sarif > leaks.sarif
                   tracectl leaks login.trace --write-baseline leaks-baseline.json
-                  tracectl leaks login.trace --baseline leaks-baseline.json   # CI gate: only new leaks fail
+                  tracectl leaks login.trace --baseline leaks-baseline.json  # new ones fail
                 """
         )
 

@@ -8,8 +8,8 @@ extension TraceCtl {
         static let configuration = CommandConfiguration(
             abstract: "Run a scenario file through the lifecycle model and record the session.",
             discussion: """
-                The scenario format is documented in docs/SCENARIOS.md. The trace is written to a temporary file
-                and moved into place only when every step ran, so a failed run leaves no trace behind.
+                The scenario format is documented in docs/SCENARIOS.md. The trace is written to a temporary file \
+                and moved into place only when every step ran, so a failed run leaves no trace behind. \
                 An invalid scenario exits 65 with one line naming the path of the mistake.
 
                 EXAMPLES:

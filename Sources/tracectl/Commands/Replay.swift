@@ -8,18 +8,19 @@ extension TraceCtl {
         static let configuration = CommandConfiguration(
             abstract: "Replay a scenario-recorded trace against the current lifecycle model and compare.",
             discussion: """
-                The recorded stimuli (the scenario's steps) run again through the current code; the reactions
-                (observer changes, deliveries, posts made by handlers, lifecycle callbacks) are compared with the
-                recording, ids renumbered by order of first appearance. With --scenario, a new scenario file
+                The recorded stimuli (the scenario's steps) run again through the current code; the reactions \
+                (observer changes, deliveries, posts made by handlers, lifecycle callbacks) are compared with the \
+                recording, ids renumbered by order of first appearance. With --scenario, a new scenario file \
                 runs instead of the stored one: that is how a fix is shown.
 
-                Exit codes: 0 the reactions match; 1 they diverge (the first divergence is printed as a −/+
+                Exit codes: 0 the reactions match; 1 they diverge (the first divergence is printed as a −/+ \
                 diff, with the reactions added and missing); 65 not a trace, or a session with no scenario.
 
                 EXAMPLES:
                   tracectl replay login.trace
                   tracectl replay login.trace --scenario Examples/seed004-keyboard-timing.json
-                  tracectl replay login.trace --output replayed.trace && tracectl diff login.trace replayed.trace
+                  tracectl replay login.trace --output replayed.trace
+                  tracectl diff login.trace replayed.trace
                 """
         )
 
@@ -55,7 +56,7 @@ extension TraceCtl {
         static let configuration = CommandConfiguration(
             abstract: "Compare two recorded traces: stimuli first, then reactions.",
             discussion: """
-                Exit codes: 0 equal behaviour; 1 the traces part (where the stimuli part, if they do, otherwise
+                Exit codes: 0 equal behaviour; 1 the traces part (where the stimuli part, if they do, otherwise \
                 the first divergence in the reactions); 65 / 66 for unusable or missing files.
 
                 EXAMPLES:

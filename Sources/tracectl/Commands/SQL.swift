@@ -7,12 +7,15 @@ extension TraceCtl {
             commandName: "sql",
             abstract: "Run read-only SQL over a trace's tables and views.",
             discussion: """
-                The trace is opened read-only: a statement that would write fails with a clear error and changes
-                nothing. Views: event_log, owners, observers, posts, deliveries, lifecycle (docs/TRACE_FORMAT.md).
+                The trace is opened read-only: a statement that would write fails with a clear error and changes \
+                nothing. Views: event_log, owners, observers, posts, deliveries, lifecycle, \
+                attachments, releases, traps (docs/TRACE_FORMAT.md).
 
                 EXAMPLES:
-                  tracectl sql login.trace "SELECT owner_label, message, callsite FROM observers WHERE removed_seq IS NULL"
-                  tracectl sql login.trace "SELECT message, count(*) FROM posts GROUP BY message" --format json
+                  tracectl sql login.trace "SELECT owner_label, message, callsite
+                      FROM observers WHERE removed_seq IS NULL"
+                  tracectl sql login.trace --format json \\
+                      "SELECT message, count(*) FROM posts GROUP BY message"
                 """
         )
 

@@ -7,15 +7,20 @@ extension TraceCtl {
         static let configuration = CommandConfiguration(
             abstract: "Draw a session as one self-contained HTML page: when each observer lived beside its screen.",
             discussion: """
-                A lane per owner (screens, with the objects attached to them nested beneath), each screen's
-                visible and in-hierarchy intervals, each observer's registered interval (red once its owner is
-                gone), posts and deliveries as marks, and the leak findings where the analysis saw them: hover
-                a mark for its text, click to keep it. The page fetches nothing: open it from disk, attach it
+                A lane per owner (screens, with the objects attached to them nested beneath), each screen's \
+                visible and in-hierarchy intervals, each observer's registered interval (red once its owner is \
+                gone), posts and deliveries as marks, and the leak findings where the analysis saw them: hover \
+                a mark for its text, click to keep it. The page fetches nothing: open it from disk, attach it \
                 to a bug report. Zoomed out, marks closer than a pixel are drawn once, darker for more.
 
+                --since and --until draw a window of a long session: the whole session is still analysed (the \
+                leak rules need what came before), but the page holds only the posts, deliveries and findings \
+                of the window and the observers registered in it, so its size follows the window.
+
                 EXAMPLES:
-                  tracectl timeline demo.trace                      # writes demo.html beside the trace
+                  tracectl timeline demo.trace          # writes demo.html beside the trace
                   tracectl timeline demo.trace -o /tmp/timeline.html --session 2
+                  tracectl timeline big.trace --since 2000000 --until 2100000
                 """
         )
 
@@ -25,18 +30,21 @@ extension TraceCtl {
         @Option(help: "The session to draw (default: the newest).")
         var session: Int64?
 
+        @OptionGroup var window: SeqWindowOptions
+
         @Option(name: [.short, .customLong("output")], help: "Where to write the page (default: the trace's name with .html).")
         var output: String?
 
         func run() throws {
             let reader = try openTrace(trace)
             let timeline = try reportingErrors {
-                try TraceStore.Timeline.build(reader, session: try reader.session(session).id)
+                try TraceStore.Timeline.build(reader, session: try reader.session(session).id, window: window.window)
             }
+            if let note = timeline.emptyWindowNote { diagnose("note: " + note) }
             let path = output ?? URL(fileURLWithPath: trace).deletingPathExtension().appendingPathExtension("html").path
             let report = LeakReport(trace: trace, session: timeline.session, findings: [], baseline: [])
             try writeThroughPartialFile(path, what: "the timeline") { out in
-                TimelinePage.write(title: "\(timeline.session.name) — session \(timeline.session.id)", to: out) { data in
+                TimelinePage.write(title: timeline.title, to: out) { data in
                     TimelineData(timeline: timeline, trace: trace, describe: report.describe).render(to: data)
                 }
             }

@@ -6,11 +6,11 @@ extension TraceCtl {
         static let configuration = CommandConfiguration(
             abstract: "Check a trace: schema, integrity, sequence continuity, deliveries that refer to real posts and observers.",
             discussion: """
-                One streaming pass per session, which reads every event row (damage there is reported), and SQLite's
-                quick_check of the other tables; --thorough runs SQLite's integrity_check of the whole file instead,
+                One streaming pass per session, which reads every event row (damage there is reported), and SQLite's \
+                quick_check of the other tables; --thorough runs SQLite's integrity_check of the whole file instead, \
                 which also cross-checks every index entry (many times slower on a large trace). A session that was never closed is reported as such.
 
-                Exit codes: 0 consistent (a session that did not end is reported, not an error); 1 problems found;
+                Exit codes: 0 consistent (a session that did not end is reported, not an error); 1 problems found; \
                 65 not a trace; 66 missing file.
 
                 EXAMPLES:

@@ -48,7 +48,8 @@ struct ChromeTrace {
         JSON.object([
             ("session", .int(timeline.session.id)), ("scenario", .string(timeline.session.name)),
             ("clock", .string("ts is the event's sequence number: one event = 1 µs")),
-        ]).render(to: sink)
+        ] + (timeline.windowText.map { [("window", .string($0))] } ?? []))
+            .render(to: sink)
         sink.append(",\"traceEvents\":[")
 
         // Tracks: the posts process, then a process per root lane with its descendants' tracks.

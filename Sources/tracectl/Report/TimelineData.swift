@@ -78,10 +78,10 @@ struct TimelineData {
 
         var postIndex: [UInt64: Int] = [:]
         out += "{\"title\":"
-        out += JSON.string("\(timeline.session.name) — session \(timeline.session.id)").rendered
+        out += JSON.string(timeline.title).rendered
         out += ",\"trace\":"
         out += JSON.string(trace).rendered
-        out += ",\"end\":\(timeline.end),\"lanes\":["
+        out += ",\"start\":\(timeline.start),\"end\":\(timeline.end),\"lanes\":["
         for (index, (lane, depth)) in order.enumerated() {
             if index > 0 { out += "," }
             let fields: [(String, JSON)] = [
@@ -390,5 +390,28 @@ struct ObserverIndex {
             return index < 0 ? nil : Int(index)
         }
         return sparse[id]
+    }
+}
+
+extension Timeline {
+    /// The page's title: the session, and the window when there is one.
+    var title: String {
+        "\(session.name) — session \(session.id)" + (windowText.map { " — " + $0 } ?? "")
+    }
+
+    /// When the window asked for holds none of the session's events, a line saying so.
+    var emptyWindowNote: String? {
+        guard let windowText, start >= end else { return nil }
+        return "the window (\(windowText)) holds no event: session \(session.id) ends at seq \(end - 1)"
+    }
+
+    /// The window asked for, in words: "seq 40–80", "from seq 40" or "up to seq 80".
+    var windowText: String? {
+        guard let window else { return nil }
+        switch (window.lowerBound, window.upperBound) {
+        case (0, let until): return "up to seq \(until)"
+        case (let since, UInt64(Int64.max)...): return "from seq \(since)"
+        case (let since, let until): return "seq \(since)–\(until)"
+        }
     }
 }

@@ -30,7 +30,7 @@ enum TimelinePage {
   :root { --fg: #1d1d1f; --muted: #6e6e73; --line: #e3e3e8; --bg: #fff; --panel: #f6f6f8; }
   * { box-sizing: border-box; }
   html, body { margin: 0; height: 100%; font: 12px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif; color: var(--fg); background: var(--bg); }
-  body { display: grid; grid-template-rows: auto 1fr; grid-template-columns: 1fr 340px; height: 100vh; }
+  body { display: grid; grid-template-rows: auto minmax(0, 1fr); grid-template-columns: minmax(0, 1fr) 340px; height: 100vh; }
   header { grid-column: 1 / 3; display: flex; gap: 12px; align-items: center; padding: 6px 10px; border-bottom: 1px solid var(--line); }
   header h1 { font-size: 14px; margin: 0; font-weight: 600; }
   header .range { color: var(--muted); font-variant-numeric: tabular-nums; }
@@ -128,8 +128,8 @@ Drag to pan, Ctrl+wheel (or +/−) to zoom, wheel to scroll lanes.</div>
   const findings = [];
   D.groups.forEach(g => g.findings.forEach(f => { f.group = g; findings.push(f); }));
 
-  const end = Math.max(D.end, 1);
-  let v0 = 0, v1 = end, scrollY = 0, width = 0, height = 0, hits = [], selected = null;
+  const start = D.start, end = Math.max(D.end, start + 1);
+  let v0 = start, v1 = end, scrollY = 0, width = 0, height = 0, hits = [], selected = null;
   const drawn = { lanes: [], findings: 0, observers: 0, deliveries: 0, posts: 0, visible: 0, aggregated: false };
 
   function resize() {
@@ -314,13 +314,13 @@ Drag to pan, Ctrl+wheel (or +/−) to zoom, wheel to scroll lanes.</div>
     let n0 = c - (c - v0) * factor, n1 = c + (v1 - c) * factor;
     const minSpan = 10;
     if (n1 - n0 < minSpan) { n0 = c - minSpan / 2; n1 = c + minSpan / 2; }
-    const margin = end * 0.02;
-    v0 = Math.max(-margin, n0); v1 = Math.min(end + margin, n1);
+    const margin = (end - start) * 0.02;
+    v0 = Math.max(start - margin, n0); v1 = Math.min(end + margin, n1);
     draw();
   }
   function pan(dx) { const d = dx / plotW() * (v1 - v0); v0 -= d; v1 -= d; draw(); }
   function scroll(dy) { scrollY = Math.max(0, Math.min(Math.max(0, totalHeight - (height - top()) + 20), scrollY + dy)); draw(); }
-  function fit() { v0 = 0; v1 = end; scrollY = 0; draw(); }
+  function fit() { v0 = start; v1 = end; scrollY = 0; draw(); }
 
   function at(x, y) { let best = null; for (const h of hits) if (x >= h.x0 && x <= h.x1 && y >= h.y0 && y <= h.y1) { if (!best || h.finding || (!best.finding && h.x1 - h.x0 < best.x1 - best.x0)) best = h; } return best; }
 
@@ -361,7 +361,7 @@ Drag to pan, Ctrl+wheel (or +/−) to zoom, wheel to scroll lanes.</div>
   }
 
   function reveal(f) {
-    const span = Math.min(end, Math.max(40, (v1 - v0)));
+    const span = Math.min(end - start, Math.max(40, (v1 - v0)));
     v0 = f.seq - span / 2; v1 = f.seq + span / 2;
     if (f.lane >= 0) { const lane = lanes[f.lane]; if (lane.y < scrollY || lane.y + lane.h > scrollY + height - top()) scrollY = Math.max(0, lane.y - 20); }
     draw();
@@ -395,7 +395,8 @@ Drag to pan, Ctrl+wheel (or +/−) to zoom, wheel to scroll lanes.</div>
     listed += Math.min(LISTED, g.findings.length);
     list.append(div);
   }
-  window.addEventListener("resize", resize);
+  // The plot, not only the window: the header grows when a long title or the legend wraps.
+  if (window.ResizeObserver) new ResizeObserver(resize).observe(plot); else window.addEventListener("resize", resize);
   resize();
 })();
 </script>

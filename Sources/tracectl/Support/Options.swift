@@ -24,3 +24,24 @@ struct TraceOptions: ParsableArguments {
     var trace: String { file.trace }
     var format: OutputFormat { file.format }
 }
+
+/// `--since` and `--until`: a run of sequence numbers, both ends included.
+struct SeqWindowOptions: ParsableArguments {
+    @Option(help: "From this sequence number.")
+    var since: UInt64?
+
+    @Option(help: "Up to this sequence number.")
+    var until: UInt64?
+
+    func validate() throws {
+        try checkStoredRange(since, option: "--since")
+        try checkStoredRange(until, option: "--until")
+        if let since, let until, since > until { throw ValidationError("--since is after --until") }
+    }
+
+    /// The window, `nil` when neither end is given.
+    var window: ClosedRange<UInt64>? {
+        guard since != nil || until != nil else { return nil }
+        return (since ?? 0)...(until ?? UInt64(Int64.max))
+    }
+}

@@ -74,6 +74,12 @@ private func read(_ path: String) {
             _ = try TraceStats.compute(reader, session: session.id)
             let timeline = try Timeline.build(reader, session: session.id)
             _ = (timeline.lanes.count, timeline.deliveries.count)
+            // A window (`timeline --since --until`) keeps exactly the whole timeline's posts and
+            // deliveries inside it, whatever the file holds.
+            let window = UInt64(events / 3)...UInt64(events / 2)
+            let part = try Timeline.build(reader, session: session.id, window: window)
+            precondition(part.posts == timeline.posts.filter { window.contains($0.seq) }, "windowed posts differ")
+            precondition(part.deliveries == timeline.deliveries.filter { window.contains($0.seq) }, "windowed deliveries differ")
         }
         _ = try TraceVerification.run(reader)
     } catch {
