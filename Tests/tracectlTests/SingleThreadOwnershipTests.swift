@@ -2,10 +2,11 @@ import Foundation
 import Testing
 @testable import tracectl
 
-/// `Output` and `EventPrinter` keep their fields without the runtime's exclusivity checks
-/// (`@exclusivity(unchecked)`), on the claim that the command's one thread owns them. In a debug
-/// build each checks that claim (`OwningThread`): used on a second thread, it stops the process
-/// with a message naming it. Exit tests: each runs in a child process of its own.
+/// `EventPrinter` keeps its fields and its names' without the runtime's exclusivity checks
+/// (`@exclusivity(unchecked)`), on the claim that the command's one thread owns them; `Output`,
+/// which it writes through, is as single-threaded. In a debug build each checks that claim
+/// (`OwningThread`): used on a second thread, it stops the process with a message naming it.
+/// Exit tests: each runs in a child process of its own.
 @Suite struct SingleThreadOwnershipTests {
     #if DEBUG
     @Test func anOutputFlushedOnAnotherThreadStopsTheProcess() async {

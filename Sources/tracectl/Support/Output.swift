@@ -7,11 +7,12 @@ import TraceStore
 /// write numbers, literals and JSON strings as bytes, so a command printing a line per
 /// event builds no `String` per line.
 final class Output {
-    // Read and written on every byte: unchecked, as the command's one thread owns the buffer
-    // (dynamic exclusivity checks were ~15% of printing every event). `owner` checks that claim
-    // in debug builds at each flush (`OutputBytesTests`, an exit test).
-    @exclusivity(unchecked) private var buffer: UnsafeMutablePointer<UInt8>
-    @exclusivity(unchecked) private var count = 0
+    // Read and written on every byte, by the command's one thread (`owner` checks that in debug
+    // builds at each flush, `SingleThreadOwnershipTests`). No `@exclusivity(unchecked)`: the
+    // release build makes no exclusivity check on these private fields without it either
+    // (`BENCHMARKS.md`, "Fourth session").
+    private var buffer: UnsafeMutablePointer<UInt8>
+    private var count = 0
     /// "00" to "99", for numbers two digits at a time.
     private let digitPairs: UnsafeMutablePointer<UInt8>
     private let capacity = 1 << 17
@@ -225,7 +226,7 @@ final class Output {
     }
 
     /// The last time column ``appendSeconds(_:width:)`` wrote: its milliseconds, width and bytes.
-    @exclusivity(unchecked) private var lastSeconds = (milliseconds: UInt64.max, width: 0, count: 0, bytes: (UInt64(0), UInt64(0)))
+    private var lastSeconds = (milliseconds: UInt64.max, width: 0, count: 0, bytes: (UInt64(0), UInt64(0)))
 
     /// `milliseconds` as seconds with three decimals and `s`, right-aligned in `width` columns.
     @inline(__always) private func writeSeconds(_ milliseconds: UInt64, width: Int) {
