@@ -214,7 +214,7 @@ final class EventPrinter {
     /// How many more events `--limit` lets the printer write; counted by the caller.
     @exclusivity(unchecked) var remaining = Int.max
     /// The thread that owns the printer and its names: checked in debug builds at each
-    /// registration and at the list's ends (`EventPrinterTests`, an exit test).
+    /// registration and at the list's ends (`SingleThreadOwnershipTests`, an exit test).
     private let owner = OwningThread()
 
     init(strings: [Int64: String], format: OutputFormat, style: Style, to out: Output) {
