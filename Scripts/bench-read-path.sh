@@ -77,6 +77,8 @@ leaks --format json|$tracectl leaks $trace --format json
 leaks --format sarif|$tracectl leaks $trace --format sarif
 timeline|$tracectl timeline $trace -o $traces/timeline.html
 export --format chrome-trace|$tracectl export $trace --format chrome-trace -o $traces/export.json
+timeline --since --until (10 000 events)|$tracectl timeline $trace --since $((last / 2)) --until $((last / 2 + 9999)) -o $traces/window.html
+export --since --until (10 000 events)|$tracectl export $trace --format chrome-trace --since $((last / 2)) --until $((last / 2 + 9999)) -o $traces/window.json
 sql (the observers view)|$tracectl sql $trace 'SELECT count(*), sum(removed_seq) FROM observers'
 sql (the deliveries view)|$tracectl sql $trace 'SELECT count(*) FROM deliveries'
 COMMANDS

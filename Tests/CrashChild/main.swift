@@ -19,6 +19,22 @@ if CommandLine.arguments.count == 3 && CommandLine.arguments[1] == "--replace-wa
     exit(0)
 }
 
+if CommandLine.arguments.count == 3 && CommandLine.arguments[1] == "--step-a-walk-inside-its-body" {
+    // Misuse of the walk and the folds it runs, whose state is not checked for exclusivity at run
+    // time (RowWalk, TraceStats, TraceVerification, LeakAnalyzer): a body that steps another walking
+    // statement on the same connection is called again while it runs. A debug build must stop.
+    let reader = try TraceReader(path: CommandLine.arguments[2])
+    let inner = try reader.db.prepare("SELECT seq FROM events WHERE \(RowWalk.name)(seq)")
+    reader.walk.body = { _ in
+        _ = try? inner.step()
+        return true
+    }
+    let statement = try reader.db.prepare("SELECT seq FROM events WHERE \(RowWalk.name)(seq)")
+    while try statement.step() {}
+    FileHandle.standardOutput.write(Data("ran on\n".utf8))
+    exit(0)
+}
+
 let path = CommandLine.arguments[1]
 let recorder = try TraceRecorder(path: path, session: SessionInfo(name: "crash-child"), bufferCapacity: 4_096)
 let bus = Bus(sink: recorder)

@@ -131,23 +131,43 @@ import NotifyBus
     /// that replaced itself while running would free the closure that runs. A real process that
     /// tries stops at the precondition instead of running on.
     @Test func replacingTheWalkBodyWhileItRunsStopsTheProcess() throws {
+        let child = try runCrashChild(["--replace-walk-body-while-running", fixture("demo")])
+        // The trap is a signal; under AddressSanitizer, whose handler reports it, an exit with its status.
+        #expect(child.reason == .uncaughtSignal || (child.status != 0 && child.stderr.contains("AddressSanitizer")),
+                "\(child.reason) \(child.status)")
+        #expect(!child.stdout.contains("ran on"))
+        #expect(child.stderr.contains("cannot be replaced while it runs"))
+    }
+
+    #if DEBUG
+    /// Nor does the walk, or a fold it runs (`TraceStats`, `TraceVerification`, `LeakAnalyzer`), check
+    /// exclusivity at run time: a body called again while it runs (a walking statement stepped inside
+    /// it) would overlap their accesses unseen. A debug build stops at the check in the walk instead.
+    @Test func aWalkSteppedInsideItsOwnBodyStopsTheProcess() throws {
+        let child = try runCrashChild(["--step-a-walk-inside-its-body", fixture("demo")])
+        #expect(child.reason == .uncaughtSignal || (child.status != 0 && child.stderr.contains("AddressSanitizer")),
+                "\(child.reason) \(child.status)")
+        #expect(!child.stdout.contains("ran on"))
+        #expect(child.stderr.contains("a walk's body was called again while it runs"), "\(child.stderr)")
+    }
+    #endif
+
+    /// Runs `trace-crash-child` with `arguments` to its end, without the runtime's backtracer (which
+    /// takes a minute and more under AddressSanitizer).
+    func runCrashChild(_ arguments: [String]) throws
+        -> (reason: Process.TerminationReason, status: Int32, stdout: String, stderr: String) {
         let child = Process()
         child.executableURL = productsDirectory().appendingPathComponent("trace-crash-child")
-        child.arguments = ["--replace-walk-body-while-running", fixture("demo")]
-        // No backtrace: the runtime's backtracer takes a minute and more under AddressSanitizer.
+        child.arguments = arguments
         child.environment = ProcessInfo.processInfo.environment.merging(["SWIFT_BACKTRACE": "enable=no"]) { _, new in new }
         let out = Pipe(), err = Pipe()
         child.standardOutput = out
         child.standardError = err
         try child.run()
         child.waitUntilExit()
-        let printed = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let said = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        // The trap is a signal; under AddressSanitizer, whose handler reports it, an exit with its status.
-        #expect(child.terminationReason == .uncaughtSignal || (child.terminationStatus != 0 && said.contains("AddressSanitizer")),
-                "\(child.terminationReason) \(child.terminationStatus)")
-        #expect(!printed.contains("ran on"))
-        #expect(said.contains("cannot be replaced while it runs"))
+        return (child.terminationReason, child.terminationStatus,
+                String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self),
+                String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
     }
 
     /// `observers --at` reads only the events that change the state: the state is that of folding every event.

@@ -11,11 +11,12 @@ class Observer: @unchecked Sendable {
     let id: UInt64
     /// The message type it observes (``NamedMessage`` for a named one); `nil` for a wildcard.
     let typeKey: ObjectIdentifier?
-    /// Its index in `slots`. Guarded by the bus's lock.
-    @exclusivity(unchecked) var slot = -1
+    /// Its index in `slots`. Guarded by the bus's lock. (No `@exclusivity(unchecked)` on it or
+    /// `slots`: the benchmarks run the same instructions without it, `BENCHMARKS.md`, "Fourth session".)
+    var slot = -1
     /// The bus's list it lives in, so that removing it needs no lookup; `nil` once
     /// removed. Guarded by the bus's lock.
-    @exclusivity(unchecked) var slots: Bus.Slots?
+    var slots: Bus.Slots?
     let ownerID: UInt64?
     weak let owner: AnyObject?
     let senderID: ObjectIdentifier?
@@ -160,8 +161,9 @@ final class WildcardObserver: Observer, @unchecked Sendable {
 /// one per owner, so that the bus can tell when nothing else holds it.
 class OwnerRetainer: @unchecked Sendable {
     // @unchecked: `count` is guarded by the bus's lock; the subclass's object is
-    // only compared and checked for uniqueness under that lock.
-    @exclusivity(unchecked) var count = 0
+    // only compared and checked for uniqueness under that lock. (Exclusivity checked at run
+    // time: one access per `strong` block added or removed, which no benchmark measures.)
+    var count = 0
     /// Whether this retainer holds the only strong reference to the owner.
     func holdsLastReference() -> Bool { false }
 }

@@ -123,8 +123,8 @@ public struct Timeline: Sendable {
     /// taken as integers inside SQLite's loop (they never become events); the rest folded as
     /// events. Posts that change the application state go through the fold, which keeps that state.
     private final class Companion: SessionWalkCompanion {
-        // Not checked at run time (the checks were a tenth of a windowed timeline's instructions,
-        // BENCHMARKS.md): one thread, and `take` (inside SQLite's step) and `consume` (between
+        // Not checked at run time (the checks were 7% of a windowed timeline's instructions and 5%
+        // of a whole one's, BENCHMARKS.md): one thread, and `take` (inside SQLite's step) and `consume` (between
         // steps) never overlap; the same discipline as the leak analysis's own state.
         @exclusivity(unchecked) var builder: Builder
         private let reader: TraceReader

@@ -34,20 +34,32 @@ package final class RowWalk {
 
     /// Keeps the current body alive while SQLite may call it.
     private var fold: Fold?
-    /// The same body, read by the function on every row without a retain or an exclusivity
-    /// check (a retain and a release of the walk and of the closure's context were ~5% of a
-    /// walk, `BENCHMARKS.md`). Set and read on the reader's one thread, never while SQLite is
-    /// inside the function: ``body``'s setter runs between statement steps.
-    @exclusivity(unchecked) private var unretainedFold: Unmanaged<Fold>?
+    /// The same body, read by the function on every row without a retain (a retain and a
+    /// release of the walk and of the closure's context were ~5% of a walk, `BENCHMARKS.md`).
+    /// Set and read on the reader's one thread, never while SQLite is inside the function:
+    /// ``body``'s setter runs between statement steps. (No `@exclusivity(unchecked)` here or on
+    /// `applying`: the optimizer drops the checks on these private fields by itself, the same
+    /// instructions either way, `BENCHMARKS.md`, "Fourth session".)
+    private var unretainedFold: Unmanaged<Fold>?
     /// Whether the function is running the body: replacing the body from inside it would free
     /// the closure that is running, so the setter refuses.
-    @exclusivity(unchecked) private var applying = false
+    private var applying = false
+    #if DEBUG
+    /// The thread that set the body, the only one the function may run it on: checked on every
+    /// row in debug builds, with ``applying`` against a body that is called again while it runs
+    /// (a statement stepped from inside it). Either would reach the folds' unchecked fields
+    /// (`TraceStats`, `TraceVerification`, `LeakAnalyzer`) in a way their runtime checks would not stop.
+    private var walker = OwningThread()
+    #endif
 
     /// What the function does now; `nil` keeps every row.
     package var body: Body? {
         get { fold?.apply }
         set {
             precondition(!applying, "a walk's body cannot be replaced while it runs")
+            #if DEBUG
+            walker = OwningThread()
+            #endif
             fold = newValue.map(Fold.init)
             unretainedFold = fold.map { Unmanaged.passUnretained($0) }
         }
@@ -60,6 +72,10 @@ package final class RowWalk {
         let callback: @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void = { context, _, argv in
             let keep = Unmanaged<RowWalk>.fromOpaque(sqlite3_user_data(context))._withUnsafeGuaranteedRef { walk -> Bool in
                 guard let fold = walk.unretainedFold, let argv else { return true }
+                #if DEBUG
+                walk.walker.check("A walk's body")
+                precondition(!walk.applying, "a walk's body was called again while it runs (a statement stepped inside it)")
+                #endif
                 walk.applying = true
                 defer { walk.applying = false }
                 return fold._withUnsafeGuaranteedRef { $0.apply(WalkRow(argv: argv)) }

@@ -213,6 +213,9 @@ final class EventPrinter {
     @exclusivity(unchecked) private var first = true
     /// How many more events `--limit` lets the printer write; counted by the caller.
     @exclusivity(unchecked) var remaining = Int.max
+    /// The thread that owns the printer and its names: checked in debug builds at each
+    /// registration and at the list's ends (`SingleThreadOwnershipTests`, an exit test).
+    private let owner = OwningThread()
 
     init(strings: [Int64: String], format: OutputFormat, style: Style, to out: Output) {
         self.strings = strings
@@ -225,6 +228,7 @@ final class EventPrinter {
     /// Learns an owner or observer from its registration: called for every registration read,
     /// before the events that mention it.
     func learn<R: EventRow>(_ e: R) {
+        owner.check("EventPrinter")
         switch e.kind {
         case .ownerRegistered:
             guard let id = e.id(.owner) else { return }
@@ -245,8 +249,14 @@ final class EventPrinter {
         }
     }
 
-    func begin() { if format == .json { out.append("[") } }
-    func end() { if format == .json { out.line(first ? "]" : "\n]") } }
+    func begin() {
+        owner.check("EventPrinter")
+        if format == .json { out.append("[") }
+    }
+    func end() {
+        owner.check("EventPrinter")
+        if format == .json { out.line(first ? "]" : "\n]") }
+    }
 
     /// Writes one event: a text line, or a JSON object after its separator.
     @inline(__always) func write<R: EventRow>(_ e: R) {

@@ -1,4 +1,5 @@
 import Foundation
+import TraceStore
 
 /// Buffered standard output: long listings stream instead of being built in memory.
 ///
@@ -6,16 +7,19 @@ import Foundation
 /// write numbers, literals and JSON strings as bytes, so a command printing a line per
 /// event builds no `String` per line.
 final class Output {
-    // Read and written on every byte: unchecked, as the command's one thread owns the buffer
-    // (dynamic exclusivity checks were ~15% of printing every event).
-    @exclusivity(unchecked) private var buffer: UnsafeMutablePointer<UInt8>
-    @exclusivity(unchecked) private var count = 0
+    // Read and written on every byte, by the command's one thread (`owner` checks that in debug
+    // builds at each flush, `SingleThreadOwnershipTests`). No `@exclusivity(unchecked)`: the
+    // release build makes no exclusivity check on these private fields without it either
+    // (`BENCHMARKS.md`, "Fourth session").
+    private var buffer: UnsafeMutablePointer<UInt8>
+    private var count = 0
     /// "00" to "99", for numbers two digits at a time.
     private let digitPairs: UnsafeMutablePointer<UInt8>
     private let capacity = 1 << 17
     /// When the buffer is written out: at the end of a line past this many bytes.
     private static let flushThreshold = 1 << 16
     private let handle: FileHandle
+    private let owner = OwningThread()
 
     /// Buffers writes to `handle`, standard output by default.
     init(_ handle: FileHandle = .standardOutput) {
@@ -51,6 +55,7 @@ final class Output {
     }
 
     func flush() {
+        owner.check("Output")
         guard count > 0 else { return }
         handle.write(Data(bytesNoCopy: buffer, count: count, deallocator: .none))
         count = 0
@@ -221,7 +226,7 @@ final class Output {
     }
 
     /// The last time column ``appendSeconds(_:width:)`` wrote: its milliseconds, width and bytes.
-    @exclusivity(unchecked) private var lastSeconds = (milliseconds: UInt64.max, width: 0, count: 0, bytes: (UInt64(0), UInt64(0)))
+    private var lastSeconds = (milliseconds: UInt64.max, width: 0, count: 0, bytes: (UInt64(0), UInt64(0)))
 
     /// `milliseconds` as seconds with three decimals and `s`, right-aligned in `width` columns.
     @inline(__always) private func writeSeconds(_ milliseconds: UInt64, width: Int) {
