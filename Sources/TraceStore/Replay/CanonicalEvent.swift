@@ -274,12 +274,10 @@ struct CanonicalPost: Equatable {
 }
 
 /// Names numbered in order of first use, shared by the two sides of a comparison.
-///
-/// Used by one comparison on one thread: no dynamic exclusivity checks (they were ~1% of a comparison).
 final class CanonicalNames {
-    @exclusivity(unchecked) private var numbers: [String: Int32] = [:]
+    private var numbers: [String: Int32] = [:]
     /// The names' UTF-8, by number: what lines are written from.
-    @exclusivity(unchecked) private var texts: [[UInt8]] = []
+    private var texts: [[UInt8]] = []
 
     /// The number of `name`, given on first use.
     func number(_ name: String) -> Int32 {

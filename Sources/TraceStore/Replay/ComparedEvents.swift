@@ -64,11 +64,10 @@ final class SideStrings {
         }
     }
 
-    // Used by one comparison on one thread: no dynamic exclusivity checks.
     /// By id: a trace numbers its strings from 1, so this is an array.
-    @exclusivity(unchecked) private var facts = IDMap<Facts>()
+    private var facts = IDMap<Facts>()
     /// The ids of strings interned from events in memory.
-    @exclusivity(unchecked) private var ids: [String: Int64] = [:]
+    private var ids: [String: Int64] = [:]
 
     /// A trace's strings, by id.
     init(_ texts: [Int64: String] = [:]) {
