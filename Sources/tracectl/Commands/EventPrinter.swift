@@ -107,29 +107,33 @@ final class RenderedNames {
     /// A rendered string: where it starts in the arena and how long it is.
     struct Slot { var start: Int32; var count: Int32 }
 
-    private var arena: [UInt8] = []
-    @exclusivity(unchecked) private(set) var base: UnsafePointer<UInt8>
-    private var storage: UnsafeMutableBufferPointer<UInt8>
+    let base: UnsafePointer<UInt8>
+    private let storage: UnsafeMutableBufferPointer<UInt8>
     /// Each interned string's text and JSON literal, by string id.
-    @exclusivity(unchecked) private var byID = DenseIDMap<(text: Slot, json: Slot)>()
+    private let byID: DenseIDMap<(text: Slot, json: Slot)>
     /// The kind column of a text line (padded, styled) and the kind's JSON literal, by kind.
-    @exclusivity(unchecked) private(set) var kindColumn: [Slot] = []
-    @exclusivity(unchecked) private(set) var kindJSON: [Slot] = []
+    let kindColumn: [Slot]
+    let kindJSON: [Slot]
     /// The kind column and `post ` that start a delivery's description, by kind.
-    @exclusivity(unchecked) private(set) var deliveryHead: [Slot] = []
+    let deliveryHead: [Slot]
     /// `"?"`, the label of an owner registered with neither label nor type.
-    private(set) var question = (text: Slot(start: 0, count: 0), json: Slot(start: 0, count: 0))
+    let question: (text: Slot, json: Slot)
 
+    // Every field is a `let`, written once here: read on every line, none is checked for exclusivity.
     init(strings: [Int64: String], style: Style) {
-        storage = UnsafeMutableBufferPointer(start: nil, count: 0)
-        base = UnsafePointer(bitPattern: 1)!
+        var arena: [UInt8] = []
+        func add(_ bytes: [UInt8]) -> Slot {
+            let slot = Slot(start: Int32(arena.count), count: Int32(bytes.count))
+            arena += bytes
+            return slot
+        }
+        var byID = DenseIDMap<(text: Slot, json: Slot)>()
         for (id, text) in strings where id >= 0 {
             byID.set(UInt64(id), (add(Array(text.utf8)), add(JSONBytes.literal(text))))
         }
         let kinds = EventKind.allCases
-        kindColumn = Array(repeating: Slot(start: 0, count: 0), count: (kinds.map(\.rawValue).max() ?? 0) + 1)
-        kindJSON = kindColumn
-        deliveryHead = kindColumn
+        var kindColumn = Array(repeating: Slot(start: 0, count: 0), count: (kinds.map(\.rawValue).max() ?? 0) + 1)
+        var kindJSON = kindColumn, deliveryHead = kindColumn
         for kind in kinds {
             kindColumn[kind.rawValue] = add(Array(style.cyan(kind.name.padded(16)).utf8))
             deliveryHead[kind.rawValue] = add(Array((style.cyan(kind.name.padded(16)) + "  post ").utf8))
@@ -139,16 +143,10 @@ final class RenderedNames {
         storage = .allocate(capacity: max(arena.count, 1))
         _ = storage.initialize(from: arena)
         base = UnsafePointer(storage.baseAddress!)
-        arena = []
+        (self.byID, self.kindColumn, self.kindJSON, self.deliveryHead) = (byID, kindColumn, kindJSON, deliveryHead)
     }
 
     deinit { storage.deallocate() }
-
-    private func add(_ bytes: [UInt8]) -> Slot {
-        let slot = Slot(start: Int32(arena.count), count: Int32(bytes.count))
-        arena += bytes
-        return slot
-    }
 
     /// The interned string `id` (`nil` for NULL or an id the trace never interned), as text and as JSON.
     @inline(__always) func string(_ id: Int64?) -> (text: Slot, json: Slot)? {
