@@ -6,7 +6,7 @@
 #
 # TARGETs: scenario (Scenario.parse, then the scenario run through the lifecycle model),
 # trace (a mutated trace file, or a real one with rows changed through SQL, through
-# TraceReader, the TraceState fold, LeakAnalyzer, stats, the timeline and the verifier), bridge (FoundationBridge on hostile userInfo, recorded into a trace file),
+# TraceReader, the TraceState fold, LeakAnalyzer, stats, the timeline (whole and windowed), the verifier and diff), bridge (FoundationBridge on hostile userInfo, recorded into a trace file),
 # payload (recorded payloads decoded by MessageRegistry, differentially against JSONDecoder).
 # Default: all four, one after the other.
 #

@@ -82,6 +82,9 @@ private func read(_ path: String) {
             precondition(part.deliveries == timeline.deliveries.filter { window.contains($0.seq) }, "windowed deliveries differ")
         }
         _ = try TraceVerification.run(reader)
+        // `diff`'s own reader (rows in place, in batches): a trace it reads is equal to itself.
+        let report = try TraceReplayer.diff(path, path)
+        precondition(report.divergence == nil && report.expectedCount == report.actualCount, "a trace differs from itself")
     } catch {
         // Not a trace, damaged, unsupported: reported as errors, which is right.
     }
