@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `tracectl timeline` and `export --format chrome-trace` (the commands that write a page or a
-# document of every post and delivery) against the plain scan, in turn, ROUNDS rounds (default 5):
+# document of every post and delivery), each also over a 10 000-event window, and the `deliveries`
+# view (its schema's: the file's own view) against the plain scan, in turn, ROUNDS rounds (default 5):
 # min and median CPU time (perf stat's task-clock, ms) and their ratio, as bench-read-ratios.sh.
 # BEFORE=path/to/an/older/tracectl adds that build's rows, measured in the same rounds.
 #
@@ -21,10 +22,17 @@ for n in "${@:-1000000}"; do
         builds=("this:$tracectl")
         [ -n "${BEFORE:-}" ] && builds+=("before:$BEFORE")
         labels=("scan") commands=("sqlite3 $trace 'SELECT count(*), sum(length(payload)) FROM events'") names=("")
+        last=$(sqlite3 "$trace" 'SELECT max(seq) FROM events')
+        window="--since $((last / 2)) --until $((last / 2 + 9999))"
         for build in "${builds[@]}"; do
             name=${build%%:*} binary=${build#*:}
-            labels+=("timeline" "export --format chrome-trace") names+=("$name" "$name")
-            commands+=("$binary timeline $trace -o $out/page.html" "$binary export $trace --format chrome-trace -o $out/export.json")
+            labels+=("timeline" "export --format chrome-trace" "timeline (10 000-event window)" "export (10 000-event window)"
+                     "sql (the deliveries view)")
+            names+=("$name" "$name" "$name" "$name" "$name")
+            commands+=("$binary timeline $trace -o $out/page.html" "$binary export $trace --format chrome-trace -o $out/export.json"
+                       "$binary timeline $trace $window -o $out/window.html"
+                       "$binary export $trace --format chrome-trace $window -o $out/window.json"
+                       "$binary sql $trace 'SELECT count(*) FROM deliveries'")
         done
         in_turn "$rounds"
         scanmin=${mins[0]} scanmed=${medians[0]}
