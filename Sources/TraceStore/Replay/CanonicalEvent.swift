@@ -87,42 +87,15 @@ struct Canonicalizer {
         }
     }
 
-    /// Messages' numbers in ``names`` by this side's string id: a post's message is looked up, not hashed as text.
-    private var messageNumbers = IDMap<Int32>()
-    /// The number of a message that is NULL or not in the table, named `?`.
-    private var unknownMessage: Int32?
+    /// Messages' and details' numbers in ``names`` by this side's string id: a post's message is
+    /// looked up, not hashed as text.
+    private var messageNumbers = NumbersByID(), detailNumbers = NumbersByID()
 
     /// The number in ``names`` of the message with string id `id`: of its text, or of `?` when it has none.
-    private mutating func messageNumber(_ id: Int64?) -> Int32 {
-        if let id, let number = messageNumbers[UInt64(bitPattern: id)] { return number }
-        guard let id, let text = strings.text(id) else {
-            if let unknownMessage { return unknownMessage }
-            let number = names.number("?")
-            unknownMessage = number
-            return number
-        }
-        let number = names.number(text)
-        messageNumbers[UInt64(bitPattern: id)] = number
-        return number
-    }
+    private mutating func messageNumber(_ id: Int64?) -> Int32 { messageNumbers.number(id, strings: strings, names: names) }
 
-    /// Details' numbers in ``names`` by this side's string id (a NULL or missing detail is `?`).
-    private var detailNumbers = IDMap<Int32>()
-    private var unknownDetail: Int32?
-
-    /// The number in ``names`` of the detail with string id `id`: of its text, or of `?` when it has none.
-    private mutating func detailNumber(_ id: Int64?) -> Int32 {
-        if let id, let number = detailNumbers[UInt64(bitPattern: id)] { return number }
-        guard let id, let text = strings.text(id) else {
-            if let unknownDetail { return unknownDetail }
-            let number = names.number("?")
-            unknownDetail = number
-            return number
-        }
-        let number = names.number(text)
-        detailNumbers[UInt64(bitPattern: id)] = number
-        return number
-    }
+    /// The number in ``names`` of the detail with string id `id` (a NULL or missing detail is `?`).
+    private mutating func detailNumber(_ id: Int64?) -> Int32 { detailNumbers.number(id, strings: strings, names: names) }
 
     /// Names a post (its message's next ordinal) and gives its canonical line but the payload, as
     /// integers numbered by ``names``; `nil` for a post without an id, which is not compared.
@@ -332,5 +305,25 @@ extension [UInt8] {
             }
             append(contentsOf: UnsafeRawBufferPointer(rebasing: raw[start...]))
         }
+    }
+}
+
+/// One column's numbers in the shared names by a side's string id, and the number of `?` for a
+/// NULL or unknown id.
+private struct NumbersByID {
+    private var byID = IDMap<Int32>()
+    private var unknown: Int32?
+
+    mutating func number(_ id: Int64?, strings: SideStrings, names: CanonicalNames) -> Int32 {
+        if let id, let number = byID[UInt64(bitPattern: id)] { return number }
+        guard let id, let text = strings.text(id) else {
+            if let unknown { return unknown }
+            let number = names.number("?")
+            unknown = number
+            return number
+        }
+        let number = names.number(text)
+        byID[UInt64(bitPattern: id)] = number
+        return number
     }
 }
