@@ -351,33 +351,6 @@ private final class WalkBatch {
     deinit { events.deallocate() }
 }
 
-/// Bytes at a stable address between appends: a walked post's payload is read through a pointer
-/// into them until the batch is refilled.
-struct ByteArena: ~Copyable {
-    private(set) var baseAddress: UnsafeMutablePointer<UInt8>?
-    private(set) var count = 0
-    private var capacity = 0
-
-    var isEmpty: Bool { count == 0 }
-
-    mutating func append(contentsOf bytes: UnsafeBufferPointer<UInt8>) {
-        if count + bytes.count > capacity {
-            let grown = max(4_096, 2 * capacity, count + bytes.count)
-            let new = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
-            if let baseAddress {
-                new.update(from: baseAddress, count: count)
-                baseAddress.deallocate()
-            }
-            (baseAddress, capacity) = (new, grown)
-        }
-        if let base = bytes.baseAddress, bytes.count > 0 { (baseAddress! + count).update(from: base, count: bytes.count) }
-        count += bytes.count
-    }
-
-    mutating func removeAll() { count = 0 }
-
-    deinit { baseAddress?.deallocate() }
-}
 
 /// An event of ``TraceRows``: a row of its statement, or an event its walk read (in the batch,
 /// with the batch's bytes, where its payload is).

@@ -74,31 +74,6 @@ struct DenseIDMap<Value> {
     }
 }
 
-/// Bytes appended and never moved out: what the printer renders per observer. Grows by doubling;
-/// read through its pointer, valid until the next append.
-struct ByteArena: ~Copyable {
-    private(set) var base: UnsafeMutablePointer<UInt8> = .allocate(capacity: 4_096)
-    private var capacity = 4_096
-    private(set) var count = 0
-
-    deinit { base.deallocate() }
-
-    /// Appends `bytes`, returning where they start.
-    mutating func append(_ bytes: [UInt8]) -> RenderedNames.Slot {
-        if count + bytes.count > capacity {
-            let grown = max(2 * capacity, count + bytes.count)
-            let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
-            moved.initialize(from: base, count: count)
-            base.deallocate()
-            base = moved
-            capacity = grown
-        }
-        (base + count).initialize(from: bytes, count: bytes.count)
-        defer { count += bytes.count }
-        return RenderedNames.Slot(start: Int32(clamping: count), count: Int32(clamping: bytes.count))
-    }
-}
-
 /// Byte strings rendered once and copied into the output: the trace's interned strings as text
 /// and as JSON string literals, the kind column, and the few literals a label falls back to.
 ///
@@ -199,6 +174,13 @@ final class EventPrinter {
     /// The observers' rendered parts.
     @exclusivity(unchecked) private var rendered = ByteArena()
 
+    /// Appends an observer's rendered part to ``rendered``, returning where it lies.
+    private func keep(_ bytes: [UInt8]) -> RenderedNames.Slot {
+        let start = rendered.count
+        bytes.withUnsafeBufferPointer { rendered.append(contentsOf: $0) }
+        return RenderedNames.Slot(start: Int32(clamping: start), count: Int32(clamping: bytes.count))
+    }
+
     private let names: RenderedNames
     private let strings: [Int64: String]
     // Read on every delivery by the command's one thread: unchecked (see `Output`).
@@ -241,7 +223,7 @@ final class EventPrinter {
             text += Array(" owner ".utf8)
             var json = Array(",\"observer\":\(Int64(bitPattern: id))".utf8)
             if let message { json += Array(",\"message\":".utf8) + names.bytes(message.json) }
-            observers.set(id, Observer(message: message, owner: e.id(.owner), text: rendered.append(text), json: rendered.append(json)))
+            observers.set(id, Observer(message: message, owner: e.id(.owner), text: keep(text), json: keep(json)))
         default:
             break
         }
@@ -421,7 +403,7 @@ final class EventPrinter {
         let info = observer.flatMap { observers[$0] }
         idField(",\"post\":", e, .post)
         if let info {
-            out.append(UnsafeBufferPointer(start: rendered.base + Int(info.json.start), count: Int(info.json.count)))
+            out.append(UnsafeBufferPointer(start: rendered.baseAddress! + Int(info.json.start), count: Int(info.json.count)))
         } else if let observer {
             out.append(",\"observer\":"); out.append(Int64(bitPattern: observer))
         }
@@ -517,7 +499,7 @@ final class EventPrinter {
         let observer = e.id(.observer)
         out.append(e.id(.post) ?? 0)
         if let observer, let info = observers[observer] {
-            out.append(UnsafeBufferPointer(start: rendered.base + Int(info.text.start), count: Int(info.text.count)))
+            out.append(UnsafeBufferPointer(start: rendered.baseAddress! + Int(info.text.start), count: Int(info.text.count)))
             label(info.owner, none: "-")
         } else {
             out.append(" -> observer "); out.append(observer ?? 0); out.append("  owner -")
