@@ -14,7 +14,7 @@ echo "| trace | command | min ms | median ms | scan min ms | scan median ms | mi
 echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 for trace in "$@"; do
     labels=("scan" "diff")
-    commands=("sqlite3 $trace 'SELECT count(*), sum(length(payload)) FROM events'" "$tracectl diff $trace $trace")
+    commands=("$(scan_command "$trace")" "$tracectl diff $trace $trace")
     if [ -n "${BEFORE:-}" ]; then labels+=("diff (before)"); commands+=("$BEFORE diff $trace $trace"); fi
     in_turn "$rounds"
     scanmin=${mins[0]} scanmed=${medians[0]}

@@ -12,13 +12,12 @@ rounds=${ROUNDS:-5}
 tracectl=$PWD/.build/release/tracectl
 before=${BEFORE:-}
 source Scripts/ratios-common.sh
-echo "| events | trace | command | min ms | scan min ms | min ratio | median ms | scan median ms | median ratio |"
-echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+ratio_header
 for n in "${@:-1000000}"; do
     for kind in closed killed; do
         trace=$traces/$kind-$n.trace
         labels=("scan" "events" "events --format json")
-        commands=("sqlite3 $trace 'SELECT count(*), sum(length(payload)) FROM events'" "$tracectl events $trace"
+        commands=("$(scan_command "$trace")" "$tracectl events $trace"
                   "$tracectl events $trace --format json")
         if [ -n "$before" ]; then
             labels+=("events (before)" "events --format json (before)")

@@ -21,7 +21,7 @@ for n in "${@:-1000000}"; do
         trace=$traces/$kind-$n.trace
         builds=("this:$tracectl")
         [ -n "${BEFORE:-}" ] && builds+=("before:$BEFORE")
-        labels=("scan") commands=("sqlite3 $trace 'SELECT count(*), sum(length(payload)) FROM events'") names=("")
+        labels=("scan") commands=("$(scan_command "$trace")") names=("")
         last=$(sqlite3 "$trace" 'SELECT max(seq) FROM events')
         window="--since $((last / 2)) --until $((last / 2 + 9999))"
         for build in "${builds[@]}"; do

@@ -12,8 +12,7 @@ traces=${TRACES:-/tmp/notifybus-read-traces}
 rounds=${ROUNDS:-7}
 tracectl=$PWD/.build/release/tracectl
 source Scripts/ratios-common.sh
-echo "| events | trace | command | min ms | scan min ms | min ratio | median ms | scan median ms | median ratio |"
-echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+ratio_header
 for n in "${@:-1000000}"; do
     for kind in closed killed; do
         trace=$traces/$kind-$n.trace
@@ -21,7 +20,7 @@ for n in "${@:-1000000}"; do
         observer=$(sqlite3 "$trace" "SELECT observer FROM events WHERE seq = (SELECT min(seq) FROM events WHERE kind = 5 AND seq > $last / 2)")
         labels=("scan" "stats" "verify" "leaks" "leaks --format json" "leaks --format sarif" "observers --at (end)"
                 "observers --at (middle)" "events --observer" "events --kind lifecycle" "sql (the observers view)")
-        commands=("sqlite3 $trace 'SELECT count(*), sum(length(payload)) FROM events'" "$tracectl stats $trace"
+        commands=("$(scan_command "$trace")" "$tracectl stats $trace"
                   "$tracectl verify $trace" "$tracectl leaks $trace" "$tracectl leaks $trace --format json"
                   "$tracectl leaks $trace --format sarif" "$tracectl observers $trace"
                   "$tracectl observers $trace --at $((last / 2))" "$tracectl events $trace --observer $observer"

@@ -4,6 +4,15 @@
 #   commands=("SCAN" "CMD1" "CMD2" ...)   # shell text, evaluated; commands[0] is the scan
 #   in_turn ROUNDS                        # then mins[i], medians[i] in ms (perf stat's task-clock)
 
+# The plain scan every ratio is against, as shell text for `commands`: each event row read once.
+scan_command() { echo "sqlite3 $1 'SELECT count(*), sum(length(payload)) FROM events'"; }
+
+# The header of the table ratio_rows writes under.
+ratio_header() {
+    echo "| events | trace | command | min ms | scan min ms | min ratio | median ms | scan median ms | median ratio |"
+    echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+}
+
 # CPU time of one run of "$@" in ms; its standard output is discarded.
 ms() { perf stat -x, -e task-clock "$@" 2>&1 >/dev/null | awk -F, '/task-clock/ {printf "%.0f", $1}' || true; }
 
