@@ -13,13 +13,11 @@ extension TraceReader {
     /// stay inside SQLite unless the walk stops; every other row comes back with every column, its
     /// payload looked up by a subquery that runs for those rows only.
     ///
-    /// - Parameter wholeTable: Whether every event of the file is of `session` (see
-    ///   ``printingWalkCoversTheTable(session:)``): the walk then reads the table without comparing
-    ///   each row's session, ~150 instructions a row (`BENCHMARKS.md`).
+    /// - Parameter wholeTable: As for ``sessionWalk(_:alias:wholeTable:)``.
     package func printingWalkQuery(session: Int64, filter: EventFilter, wholeTable: Bool = false) -> (sql: String, values: [SQLValue]) {
         let ranged = filter.since != nil || filter.until != nil
         let walk = ranged ? (condition: "e.session = ?1", order: "e.seq")
-            : wholeTable ? (condition: "?1 = ?1", order: "e.session, e.seq") : sessionWalk(session)
+            : sessionWalk(session, wholeTable: wholeTable)
         var values: [SQLValue] = [.integer(session)]
         func parameter(_ value: SQLValue) -> String {
             values.append(value)
@@ -62,7 +60,7 @@ extension TraceReader {
         // (the walk's own error already thrown) has nothing to report.
         defer { try? db.execute("COMMIT") }
         let (sql, values) = printingWalkQuery(session: session, filter: filter,
-                                              wholeTable: try printingWalkCoversTheTable(session: session))
+                                              wholeTable: try holdsOnly(session: session))
         let statement = try db.prepare(sql)
         try statement.bind(values)
         // Set by the function when it keeps a row: a delivery that stopped the walk or was damaged.
@@ -94,7 +92,7 @@ extension TraceReader {
 
     /// Whether every event in the file is of `session`: the first and last keys of the primary key
     /// (two searches, no scan). Asked inside the walk's read transaction, so the walk sees the same.
-    package func printingWalkCoversTheTable(session: Int64) throws(TraceStoreError) -> Bool {
+    package func holdsOnly(session: Int64) throws(TraceStoreError) -> Bool {
         try db.scalar("SELECT (SELECT min(session) FROM events) = ?1 AND (SELECT max(session) FROM events) = ?1", .integer(session)) == 1
     }
 

@@ -225,9 +225,16 @@ public final class TraceReader {
 
     /// How a query walks every event of `session` in `seq` order (parameter `?1`): a range of the
     /// primary key, or, when the file holds only that session, the whole table, in the same order.
-    package func sessionWalk(_ session: Int64, alias: String = "e") -> (condition: String, order: String) {
-        onlySession == session ? ("+\(alias).session = ?1", "\(alias).session, \(alias).seq")
-                               : ("\(alias).session = ?1", "\(alias).seq")
+    ///
+    /// - Parameter wholeTable: Whether every event of the file is of `session` as of the caller's
+    ///   read transaction (``holdsOnly(session:)``): the walk then does not compare each row's
+    ///   session at all, ~150 instructions a row (`BENCHMARKS.md`). Without it, a file known at
+    ///   opening to hold one session is walked whole but still checked row by row, as a killed
+    ///   recording may have added another since.
+    package func sessionWalk(_ session: Int64, alias: String = "e", wholeTable: Bool = false) -> (condition: String, order: String) {
+        wholeTable ? ("?1 = ?1", "\(alias).session, \(alias).seq")
+            : onlySession == session ? ("+\(alias).session = ?1", "\(alias).session, \(alias).seq")
+            : ("\(alias).session = ?1", "\(alias).seq")
     }
 
     /// The SQL and parameters of ``events(session:filter:payloads:)``: one range scan of the

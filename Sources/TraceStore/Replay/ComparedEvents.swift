@@ -136,10 +136,10 @@ final class TraceRows: ComparedEvents {
     /// unless the function keeps them; a post's payload is looked up for posts only.
     ///
     /// - Parameter wholeTable: Whether every event of the file is of `session`
-    ///   (``TraceReader/printingWalkCoversTheTable(session:)``): the walk then reads the table
+    ///   (``TraceReader/holdsOnly(session:)``): the walk then reads the table
     ///   without comparing each row's session.
     static func walkQuery(_ reader: TraceReader, session: Int64, wholeTable: Bool) -> (sql: String, values: [SQLValue]) {
-        let walk = wholeTable ? (condition: "?1 = ?1", order: "e.session, e.seq") : reader.sessionWalk(session)
+        let walk = reader.sessionWalk(session, wholeTable: wholeTable)
         let payload = "(SELECT p.json FROM payloads p WHERE p.id = e.payload)"
         // CASE of constants: each branch passes its kind as a literal, so the kind is read once.
         let deliveries = [EventKind.delivered, .skipped, .enqueued].map { kind in
@@ -167,7 +167,7 @@ final class TraceRows: ComparedEvents {
         try reader.db.execute("BEGIN")
         do {
             let (sql, values) = Self.walkQuery(reader, session: session,
-                                               wholeTable: try reader.printingWalkCoversTheTable(session: session))
+                                               wholeTable: try reader.holdsOnly(session: session))
             statement = try reader.db.prepare(sql)
             try statement.bind(values)
         } catch {
