@@ -61,10 +61,7 @@ public enum TraceFinisher {
         try db.execute("PRAGMA cache_size=-65536;")
         try db.transaction { () throws(TraceStoreError) in
             if version < TraceSchema.version {
-                // Version 3 added `crashed_at`; versions 4 and 5 changed only the views' SQL.
-                if version < 3 { try db.execute("ALTER TABLE sessions ADD COLUMN crashed_at TEXT;") }
-                try db.execute(TraceSchema.dropViews + TraceSchema.views)
-                try db.execute("UPDATE meta SET value = '\(TraceSchema.version)' WHERE key = 'schema_version';")
+                try TraceSchema.upgrade(db, from: version)
                 outcome.upgradedFrom = version
             }
             let open = try db.prepare("""

@@ -161,6 +161,18 @@ package enum TraceSchema {
         CREATE INDEX IF NOT EXISTS events_by_owner ON events(session, owner, seq) WHERE owner IS NOT NULL;
         """
 
+    /// The first version from which each later one changed only the views' SQL: a file of such a
+    /// version is brought up to ``version`` by ``upgrade(_:from:)`` when a session is recorded into it.
+    package static let viewsOnlySince = 4
+
+    /// Brings a trace of an older `version` (2 or later) to ``version``, inside the caller's
+    /// transaction: version 3's `crashed_at` column, then this version's views and `meta`.
+    package static func upgrade(_ db: Database, from version: Int) throws(TraceStoreError) {
+        if version < 3 { try db.execute("ALTER TABLE sessions ADD COLUMN crashed_at TEXT;") }
+        try db.execute(dropViews + views)
+        try db.execute("UPDATE meta SET value = '\(self.version)' WHERE key = 'schema_version';")
+    }
+
     /// Creates the schema in an empty database, or checks that an existing one is a trace this build can extend.
     package static func prepare(_ db: Database) throws(TraceStoreError) {
         let hasMeta = try db.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'meta'") ?? 0
@@ -170,12 +182,9 @@ package enum TraceSchema {
         }
         if hasMeta != 0 {
             let found = try validate(db)
-            if found == 4 {
-                // Version 5 changed only a view: a version-4 file is extended as it is, its views replaced.
-                try db.transaction { () throws(TraceStoreError) in
-                    try db.execute(dropViews + views)
-                    try db.execute("UPDATE meta SET value = '\(version)' WHERE key = 'schema_version';")
-                }
+            if found >= viewsOnlySince && found < version {
+                // Versions since 4 differ only in their views: such a file is extended as it is.
+                try db.transaction { () throws(TraceStoreError) in try upgrade(db, from: found) }
                 return
             }
             guard found == version else {
