@@ -15,6 +15,14 @@ private final class Labeled: TraceLabeled, Sendable {
 
 /// `tracectl timeline`: the page's data, and the page in a real browser.
 @Suite struct TimelineCommandTests {
+    /// Opens `page` in headless Chromium and checks what it drew against `expected`
+    /// (`Tests/Scripts/timeline_chromium.py` says what it may hold).
+    private func expectInChromium(_ page: String, _ expected: String, _ dir: Scratch) throws {
+        try expected.write(toFile: dir.file("expected.json"), atomically: true, encoding: .utf8)
+        let run = python([testScript("timeline_chromium.py"), page, dir.file("expected.json")])
+        #expect(run.status == 0, "\(run.output)")
+    }
+
     /// The JSON a timeline page embeds.
     private func embeddedData(_ page: String) throws -> [String: Any] {
         let open = #"<script type="application/json" id="data">"#
@@ -144,9 +152,7 @@ private final class Labeled: TraceLabeled, Sendable {
              "findings": 6, "groups": 2, "errorMarkers": true, "minObservers": 10, "minPosts": 25, "minDeliveries": 11,
              "rules": ["observer-outlives-owner", "delivery-after-owner-gone", "unbalanced-removal"]}
             """
-        try expected.write(toFile: dir.file("expected.json"), atomically: true, encoding: .utf8)
-        let run = python([testScript("timeline_chromium.py"), dir.file("demo.html"), dir.file("expected.json")])
-        #expect(run.status == 0, "\(run.output)")
+        try expectInChromium(dir.file("demo.html"), expected, dir)
     }
 
     /// `--since`/`--until`: the page holds the window's posts and deliveries, starts its view at
@@ -181,9 +187,7 @@ private final class Labeled: TraceLabeled, Sendable {
         let expected = """
             {"view": [40, 81], "minPosts": 10, "minDeliveries": 5, "minObservers": 5}
             """
-        try expected.write(toFile: dir.file("expected.json"), atomically: true, encoding: .utf8)
-        let run = python([testScript("timeline_chromium.py"), dir.file("w.html"), dir.file("expected.json")])
-        #expect(run.status == 0, "\(run.output)")
+        try expectInChromium(dir.file("w.html"), expected, dir)
     }
 
     @Test(.enabled(if: chromiumInstalled,
@@ -197,8 +201,6 @@ private final class Labeled: TraceLabeled, Sendable {
              "findings": 2, "minObservers": 2, "minVisible": 0, "minPosts": 2, "minDeliveries": 2,
              "rules": ["observer-outlives-owner", "delivery-after-owner-gone"]}
             """
-        try expected.write(toFile: dir.file("expected.json"), atomically: true, encoding: .utf8)
-        let run = python([testScript("timeline_chromium.py"), dir.file("a.html"), dir.file("expected.json")])
-        #expect(run.status == 0, "\(run.output)")
+        try expectInChromium(dir.file("a.html"), expected, dir)
     }
 }
