@@ -9,7 +9,8 @@ import Testing
 /// walk, strings by id, payloads as bytes), against the comparison of the same sessions read as
 /// `RecordedEvent`s (the `EventCursor`, every string a `String`): the same report, line for line,
 /// or the same error, on traces mutated at random (events deleted, ids and strings changed,
-/// strings the table lacks, payloads with NUL and invalid UTF-8, unknown kinds, negative
+/// strings the table lacks, payloads with NUL and invalid UTF-8 or longer than a walk keeps,
+/// payload ids that share a slot, name nothing or are not ids, unknown kinds, negative
 /// sequence numbers, indexes dropped as a killed recorder leaves them).
 @Suite struct DiffDifferentialTests {
     /// The traces mutated: the golden fixtures, and one with long runs of deliveries (more than a
@@ -25,11 +26,12 @@ import Testing
         var description: String { "op \(operation) at #\(position) value \(value)" }
     }
 
-    static let mutation = zip(Gen.int(in: 0...14), Gen.int(in: 0...5_000), Gen.int64(in: -2...70))
+    static let mutation = zip(Gen.int(in: 0...15), Gen.int(in: 0...5_000), Gen.int64(in: -2...70))
         .map { Mutation(operation: $0.0, position: $0.1, value: $0.2) }
 
-    /// Payloads a mutation writes: JSON, non-ASCII, a NUL inside, invalid UTF-8, empty.
-    static let payloads = ["'{\"x\":1}'", "'{\"name\":\"café\"}'", "'a' || char(0) || 'b'", "CAST(x'ff41c3' AS TEXT)", "''"]
+    /// Payloads a mutation writes: JSON, non-ASCII, a NUL inside, invalid UTF-8, empty, longer than a walk keeps.
+    static let payloads = ["'{\"x\":1}'", "'{\"name\":\"café\"}'", "'a' || char(0) || 'b'", "CAST(x'ff41c3' AS TEXT)", "''",
+                           "'{\"long\":\"' || replace(hex(zeroblob(\(PayloadLookup.keptBytes))), '00', 'xy') || '\"}'"]
 
     /// Applies `mutations` to the trace at `path`.
     static func mutate(_ path: String, _ mutations: [Mutation]) throws {
@@ -49,6 +51,10 @@ import Testing
             case 11: try db.execute("UPDATE events SET kind = \(m.value.magnitude % 16) \(row)")
             case 12: if m.value == 0 { try db.execute("UPDATE events SET seq = -\(seq + 1) \(row)") }
             case 13: try db.execute("UPDATE strings SET value = value || '·' WHERE id = \(m.value)")
+            case 15:
+                // The payload column naming another payload (a slot's neighbour), none, or not an id.
+                let values = ["payload + \(PayloadLookup.slotCount)", "\(m.value) + 1000000", "'abc'", "2.5", "x'01'", "\(m.value)"]
+                try db.execute("UPDATE events SET payload = \(values[Int(m.value.magnitude) % values.count]) \(row)")
             default:
                 for index in ["events_by_kind", "events_by_observer", "events_by_post", "events_by_owner"] {
                     try db.execute("DROP INDEX IF EXISTS \(index)")

@@ -23,14 +23,25 @@ package protocol EventRow {
 
 /// A row of a statement whose columns are in ``EventColumn`` order.
 package struct StatementEventRow: EventRow {
+    /// Where a row's payload text is.
+    enum Payload {
+        /// In the payload column, looked up by the query.
+        case inColumn
+        /// Found by the walk from the id the column holds (``PayloadLookup``): `nil` for none.
+        case found(UnsafeBufferPointer<UInt8>?)
+    }
+
     let handle: OpaquePointer
     package let kind: EventKind
+    var payload = Payload.inColumn
 
     @inline(__always) package func int64(_ column: EventColumn) -> Int64 { sqlite3_column_int64(handle, column.rawValue) }
     @inline(__always) package func isNull(_ column: EventColumn) -> Bool {
-        sqlite3_column_type(handle, column.rawValue) == SQLITE_NULL
+        if column == .payload, case .found(let text) = payload { return text == nil }
+        return sqlite3_column_type(handle, column.rawValue) == SQLITE_NULL
     }
     package func bytes(_ column: EventColumn) -> UnsafeBufferPointer<UInt8>? {
+        if column == .payload, case .found(let text) = payload { return text }
         guard let text = sqlite3_column_text(handle, column.rawValue) else { return nil }
         return UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, column.rawValue)))
     }

@@ -11,7 +11,7 @@ extension TraceReader {
     /// primary key in `seq` order (a `seq` range bounds it). Deliveries go to `notifybus_walk(...)`
     /// with the columns up to the post as arguments (NULL literals for those they do not have) and
     /// stay inside SQLite unless the walk stops; every other row comes back with every column, its
-    /// payload looked up by a subquery that runs for those rows only.
+    /// payload as the id the row holds, whose text the walk finds (``PayloadLookup``).
     ///
     /// - Parameter wholeTable: As for ``sessionWalk(_:alias:wholeTable:)``.
     package func printingWalkQuery(session: Int64, filter: EventFilter, wholeTable: Bool = false) -> (sql: String, values: [SQLValue]) {
@@ -29,7 +29,7 @@ extension TraceReader {
         }.joined(separator: " ")
         var sql = """
             SELECT e.seq, e.time_ns, e.kind, e.message, e.owner, e.observer, e.post, e.parent, e.sender, e.detail,
-                   e.note, e.callsite, (SELECT p.json FROM payloads p WHERE p.id = e.payload), \(schemaVersion >= 2 ? "e.handler" : "NULL")
+                   e.note, e.callsite, e.payload, \(schemaVersion >= 2 ? "e.handler" : "NULL")
             FROM events e WHERE \(walk.condition)
             """
         if let since = filter.since {
@@ -63,6 +63,7 @@ extension TraceReader {
                                               wholeTable: try holdsOnly(session: session))
         let statement = try db.prepare(sql)
         try statement.bind(values)
+        let payloads = try PayloadLookup(db)
         // Set by the function when it keeps a row: a delivery that stopped the walk or was damaged.
         final class Stop { var damage: TraceStoreError?; var stopped = false }
         let stop = Stop()
@@ -85,7 +86,9 @@ extension TraceReader {
         while try damaged({ () throws(TraceStoreError) in try statement.step() }) {
             if let damage = stop.damage { throw damage }
             if stop.stopped { return }
-            let row = try checkedRow(statement, session: session)
+            var row = try checkedRow(statement, session: session)
+            let id = sqlite3_column_value(statement.handle, EventColumn.payload.rawValue)
+            row.payload = .found(try damaged { () throws(TraceStoreError) in try payloads.text(id) })
             guard try rows(row, row.int64(.seq) >= since) else { return }
         }
     }

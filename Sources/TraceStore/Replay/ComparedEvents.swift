@@ -133,7 +133,8 @@ final class TraceRows: ComparedEvents {
     /// The walk: one pass of the session's primary key in `seq` order, with the columns of
     /// ``EventColumn`` for the rows that come back. Deliveries, queued deliveries and posts go to
     /// `notifybus_walk(...)` with the columns a comparison reads of them and stay inside SQLite
-    /// unless the function keeps them; a post's payload is looked up for posts only.
+    /// unless the function keeps them; a post's payload text is found by its id (``PayloadLookup``),
+    /// and looked up in the query for the rows that come back.
     ///
     /// - Parameter wholeTable: Whether every event of the file is of `session`
     ///   (``TraceReader/holdsOnly(session:)``): the walk then reads the table
@@ -151,7 +152,7 @@ final class TraceRows: ComparedEvents {
                    e.note, e.callsite, \(payload), \(reader.schemaVersion >= 2 ? "e.handler" : "NULL")
             FROM events e WHERE \(walk.condition)
               AND CASE e.kind \(deliveries)
-                  WHEN \(posted) THEN \(RowWalk.name)(e.seq, \(posted), e.observer, e.post, e.message, e.parent, e.detail, \(payload))
+                  WHEN \(posted) THEN \(RowWalk.name)(e.seq, \(posted), e.observer, e.post, e.message, e.parent, e.detail, e.payload)
                   ELSE 1 END
             ORDER BY \(walk.order)
             """
@@ -165,11 +166,13 @@ final class TraceRows: ComparedEvents {
         limits = (max(1, batchSize), max(0, batchBytes))
         batch = WalkBatch(capacity: limits.events)
         try reader.db.execute("BEGIN")
+        let payloads: PayloadLookup
         do {
             let (sql, values) = Self.walkQuery(reader, session: session,
                                                wholeTable: try reader.holdsOnly(session: session))
             statement = try reader.db.prepare(sql)
             try statement.bind(values)
+            payloads = try PayloadLookup(reader.db)
         } catch {
             // Ending a read transaction changes nothing: the error that stopped it is the one to report.
             try? reader.db.execute("COMMIT")
@@ -195,13 +198,19 @@ final class TraceRows: ComparedEvents {
             event.set(.observer, Self.id(row, Argument.observer))
             event.set(.post, Self.id(row, Argument.post))
             if event.kind == .posted {
-                let value = row.argv[Argument.payload]
-                if sqlite3_value_type(value) != SQLITE_NULL, let text = sqlite3_value_text(value) {
-                    let count = Int(sqlite3_value_bytes(value))
-                    guard batch.bytes.isEmpty || batch.bytes.count + count <= limits.bytes else { return true }
+                let text: UnsafeBufferPointer<UInt8>?
+                do throws(TraceStoreError) {
+                    text = try payloads.text(row.argv[Argument.payload])
+                } catch {
+                    batch.damage = TraceReader.damaged(path, error)
+                    return true
+                }
+                if let text {
+                    // Too big for what is left of the batch: comes back as a row, after the batch.
+                    guard batch.bytes.isEmpty || batch.bytes.count + text.count <= limits.bytes else { return true }
                     event.payloadStart = batch.bytes.count
-                    event.payloadCount = count
-                    batch.bytes.append(contentsOf: UnsafeBufferPointer(start: text, count: count))
+                    event.payloadCount = text.count
+                    batch.bytes.append(contentsOf: text)
                 }
                 event.set(.message, Self.id(row, Argument.message))
                 event.set(.parent, Self.id(row, Argument.parent))
