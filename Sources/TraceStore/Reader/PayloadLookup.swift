@@ -24,9 +24,9 @@ final class PayloadLookup {
 
     private let statement: Statement
     // Read and written on the walk's thread only, one call at a time.
-    @exclusivity(unchecked) private var slots = [Slot](repeating: Slot(), count: PayloadLookup.slotCount)
+    private var slots = [Slot](repeating: Slot(), count: PayloadLookup.slotCount)
     /// The last text found and not kept.
-    @exclusivity(unchecked) private var scratch: UnsafeMutableBufferPointer<UInt8> = .allocate(capacity: 0)
+    private var scratch: UnsafeMutableBufferPointer<UInt8> = .allocate(capacity: 0)
 
     init(_ db: Database) throws(TraceStoreError) {
         statement = try db.prepare("SELECT p.json FROM payloads p WHERE p.id = ?1")
