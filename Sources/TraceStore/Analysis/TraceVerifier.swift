@@ -46,12 +46,35 @@ public struct TraceVerification: Sendable {
         static let strings: ClosedRange<Int> = Column.message.rawValue...Column.handler.rawValue
     }
 
+    /// The kinds whose rows carry only a post and an observer: most of a trace's rows, handed to the
+    /// fold with those two columns alone (their kind as a literal, read once by the CASE); a column
+    /// these kinds do not have is read by no command, and is not read here either.
+    static let deliveryKinds: [EventKind] = [.delivered, .skipped, .enqueued]
+    /// The columns a post has, besides the three every row has; the others are NULL literals.
+    static let postColumns: Set<Column> = [.post, .parent, .sender, .message, .detail, .payload]
+
     /// The one pass of a session's verification: its rows in primary-key order, each
     /// handed to the fold by `notifybus_walk`, none returned.
-    package static func scanSQL(_ reader: TraceReader, session: Int64) -> String {
-        let walk = reader.sessionWalk(session, alias: "events")
+    ///
+    /// - Parameter wholeTable: Whether every event of the file is of `session`, as for
+    ///   ``TraceReader/sessionWalk(_:alias:wholeTable:)``: no row's session is then compared.
+    package static func scanSQL(_ reader: TraceReader, session: Int64, wholeTable: Bool = false) -> String {
+        let walk = reader.sessionWalk(session, alias: "events", wholeTable: wholeTable)
         let columns = Column.allCases.map { $0.sql(schemaVersion: reader.schemaVersion) }.joined(separator: ", ")
-        return "SELECT seq FROM events WHERE \(walk.condition) AND notifybus_walk(\(columns)) ORDER BY \(walk.order)"
+        let deliveries = deliveryKinds.map { kind in
+            "WHEN \(kind.rawValue) THEN \(RowWalk.name)(seq, \(kind.rawValue), time_ns, post, observer)"
+        }.joined(separator: " ")
+        let posted = EventKind.posted.rawValue
+        let postArguments = Column.allCases.map { column in
+            column == .kind ? "\(posted)"
+                : column.rawValue < Column.requiredCount || postColumns.contains(column) ? column.sql(schemaVersion: reader.schemaVersion)
+                : "NULL"
+        }.joined(separator: ", ")
+        return """
+            SELECT seq FROM events WHERE \(walk.condition)
+              AND CASE kind \(deliveries) WHEN \(posted) THEN \(RowWalk.name)(\(postArguments))
+              ELSE \(RowWalk.name)(\(columns)) END ORDER BY \(walk.order)
+            """
     }
 
     /// Verifies every session of the trace.
@@ -75,6 +98,10 @@ public struct TraceVerification: Sendable {
                 results += try reader.rows("PRAGMA quick_check(\(table))", []).map(\.[0].description)
             }
         }
+        // One read transaction: what it sees of the sessions is what the walks read.
+        try reader.db.execute("BEGIN")
+        // Ending a read transaction changes nothing and cannot lose anything.
+        defer { try? reader.db.execute("COMMIT") }
         let integrityProblems = results.filter { $0 != "ok" }
         let integrity = integrityProblems.isEmpty ? "ok" : integrityProblems.joined(separator: "; ")
         let known = try KnownIDs(reader)
@@ -156,12 +183,16 @@ public struct TraceVerification: Sendable {
         let known: KnownIDs
         let postedKind = Int64(EventKind.posted.rawValue), addedKind = Int64(EventKind.observerAdded.rawValue)
         let deliveredKind = Int64(EventKind.delivered.rawValue), skippedKind = Int64(EventKind.skipped.rawValue)
+        let enqueuedKind = Int64(EventKind.enqueued.rawValue)
 
         init(known: KnownIDs) { self.known = known }
 
         func apply(_ row: WalkRow) {
-            let seq = row.int64(Column.seq.rawValue), kind = row.int64(Column.kind.rawValue)
-            checkColumns(row, seq: seq)
+            let argv = row.argv
+            let seq = sqlite3_value_int64(argv[Column.seq.rawValue]), kind = sqlite3_value_int64(argv[Column.kind.rawValue])
+            // The kind of a delivery or a post is a literal of the CASE that picked it.
+            required(argv, .seq, seq: seq)
+            required(argv, .time, seq: seq)
             if count == 0, seq != 0 {
                 problems.append("first event is seq \(seq), not 0 (the session start)")
             }
@@ -173,12 +204,9 @@ public struct TraceVerification: Sendable {
             count += 1
             lastKind = kind
             switch kind {
-            case postedKind:
-                if let post = row.id(Column.post.rawValue) { posted.insert(post) }
-            case addedKind:
-                if let observer = row.id(Column.observer.rawValue) { added.insert(observer) }
-            case deliveredKind, skippedKind:
-                let post = row.id(Column.post.rawValue), observer = row.id(Column.observer.rawValue)
+            case deliveredKind, skippedKind, enqueuedKind:
+                let post = id(argv, .post, seq: seq), observer = id(argv, .observer, seq: seq)
+                guard kind != enqueuedKind else { return }
                 if !(post.map { posted.contains($0) } ?? false) {
                     danglingPosts += 1
                     if danglingPosts <= listedProblems {
@@ -191,6 +219,18 @@ public struct TraceVerification: Sendable {
                         problems.append("seq \(seq): delivery to observer \(observer.map { String(Int64(bitPattern: $0)) } ?? "NULL"), which was never added before it")
                     }
                 }
+                return
+            default:
+                break
+            }
+            // Any other kind: every column (a post's, and NULL for the others).
+            if kind != postedKind { required(argv, .kind, seq: seq) }
+            checkColumns(argv, seq: seq)
+            switch kind {
+            case postedKind:
+                if let post = row.id(Column.post.rawValue) { posted.insert(post) }
+            case addedKind:
+                if let observer = row.id(Column.observer.rawValue) { added.insert(observer) }
             default:
                 // Every reader refuses a row of a kind it does not know (a damaged or foreign file).
                 if EventKind(rawValue: Int(truncatingIfNeeded: kind)) == nil {
@@ -200,18 +240,38 @@ public struct TraceVerification: Sendable {
             }
         }
 
-        /// Each column's stored type, and each id that names a string or a payload.
+        /// A column every row has: an integer.
         @inline(__always)
-        private func checkColumns(_ row: WalkRow, seq: Int64) {
-            for column in 0..<Column.allCases.count {
-                let value = row.argv[column]
+        private func required(_ argv: UnsafeMutablePointer<OpaquePointer?>, _ column: Column, seq: Int64) {
+            let type = sqlite3_value_type(argv[column.rawValue])
+            if type != SQLITE_INTEGER { note(&wrongTypes[column.rawValue], seq: seq, value: Self.typeName(type)) }
+        }
+
+        /// An id column of a delivery: its value, `nil` for NULL, and a note when it is not an integer.
+        @inline(__always)
+        private func id(_ argv: UnsafeMutablePointer<OpaquePointer?>, _ column: Column, seq: Int64) -> UInt64? {
+            let value = argv[column.rawValue]
+            switch sqlite3_value_type(value) {
+            case SQLITE_INTEGER: return UInt64(bitPattern: sqlite3_value_int64(value))
+            case SQLITE_NULL: return nil
+            case let type:
+                note(&wrongTypes[column.rawValue], seq: seq, value: Self.typeName(type))
+                return UInt64(bitPattern: sqlite3_value_int64(value))
+            }
+        }
+
+        /// The stored type of each column after the three every row has, and each id that names a
+        /// string or a payload.
+        private func checkColumns(_ argv: UnsafeMutablePointer<OpaquePointer?>, seq: Int64) {
+            for column in Column.requiredCount..<Column.allCases.count {
+                let value = argv[column]
                 let type = sqlite3_value_type(value)
                 if type == SQLITE_INTEGER {
                     guard column >= Column.strings.lowerBound else { continue }
                     let id = UInt64(bitPattern: sqlite3_value_int64(value))
                     let found = column == Column.payload.rawValue ? known.payloads.contains(id) : known.strings.contains(id)
                     if !found { note(&missing[column], seq: seq, value: String(Int64(bitPattern: id))) }
-                } else if type != SQLITE_NULL || column < Column.requiredCount {
+                } else if type != SQLITE_NULL {
                     note(&wrongTypes[column], seq: seq, value: Self.typeName(type))
                 }
             }
@@ -252,7 +312,8 @@ public struct TraceVerification: Sendable {
     }
 
     private static func verify(_ reader: TraceReader, session: SessionSummary, known: KnownIDs) throws -> SessionReport {
-        let statement = try reader.db.prepare(scanSQL(reader, session: session.id))
+        let statement = try reader.db.prepare(scanSQL(reader, session: session.id,
+                                                      wholeTable: try reader.holdsOnly(session: session.id)))
         try statement.bind([.integer(session.id)])
         let fold = Fold(known: known)
         do {
