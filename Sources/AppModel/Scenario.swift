@@ -9,7 +9,7 @@ public struct Scenario: Sendable, Equatable {
     /// The most time, in seconds, a scenario's waits and transitions may add up to: the
     /// model's clock limit, 100 years (``AppModel/clockLimit``).
     ///
-    /// The recorded clock counts nanoseconds in a `UInt64`, which holds about 584 years; this bound
+    /// A trace stores times as nanoseconds in an SQLite integer, which holds about 292 years; this bound
     /// keeps a scenario far inside it, so that waits adding up too far are an error naming the
     /// step's path when the file is read, not a trap or a half-recorded run.
     public static let maximumDuration = Double(AppModel.clockLimit / 1_000_000_000)

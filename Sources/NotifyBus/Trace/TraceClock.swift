@@ -50,7 +50,8 @@ public final class ManualClock: Sendable {
 
     /// Moves the clock forward. Negative and NaN values do not move it; a move past the last
     /// reading stops there (the clock saturates rather than traps). The lifecycle model refuses
-    /// such times before they get here (its 100-year limit).
+    /// such times before they get here (its 100-year limit). A trace stores readings up to
+    /// `Int64.max` nanoseconds (about 292 years) and later ones as that (`docs/TRACE_FORMAT.md`).
     public func advance(bySeconds seconds: Double) {
         let nanos = max(0, seconds) * 1_000_000_000
         // `UInt64(_:)` traps at 2^64 and above; Double(UInt64.max) rounds up to 2^64.

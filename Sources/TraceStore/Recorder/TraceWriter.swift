@@ -49,6 +49,14 @@ final class TraceWriter {
     /// Whether ``finish(lastSeq:endedAt:)`` builds the secondary indexes.
     private let buildsIndexes: Bool
 
+    /// Whether `sessionStarted` still has the time it was written with, before the bus's first
+    /// event: the writer does not hold the bus's clock, so the session's start takes the first
+    /// reading it sees (in that event's transaction, so a killed recording keeps it too).
+    private var startTimeIsPending = true
+    /// The latest clock reading written, the time of `sessionEnded`: a session ends no earlier
+    /// than its last event, on the same clock.
+    private var lastTime: UInt64 = 0
+
     init(db: Database, info: SessionInfo, buildsIndexes: Bool = true) throws(TraceStoreError) {
         self.db = db
         self.buildsIndexes = buildsIndexes
@@ -82,9 +90,19 @@ final class TraceWriter {
     /// Writes one batch in one transaction.
     func write(_ batch: [TraceEvent]) throws(TraceStoreError) {
         try transaction { () throws(TraceStoreError) in
+            if startTimeIsPending, let first = batch.first {
+                let start = try db.prepare("UPDATE events SET time_ns = ?1 WHERE session = ?2 AND seq = 0")
+                try start.bind([.integer(Self.storedTime(first.time)), .integer(session)])
+                try start.run()
+            }
             for event in batch { try write(event) }
         }
+        if !batch.isEmpty { startTimeIsPending = false }
     }
+
+    /// A clock reading as the `time_ns` column holds it: readings past `Int64.max` nanoseconds
+    /// (about 292 years), which an SQLite integer cannot hold, are stored as `Int64.max`.
+    static func storedTime(_ time: UInt64) -> Int64 { Int64(clamping: time) }
 
     /// A transaction that, when it rolls back, also forgets the ids interned inside it: the rows they
     /// name are gone, and a later event reusing a cached id would point at nothing, or at another string.
@@ -111,7 +129,7 @@ final class TraceWriter {
         let endSeq = lastSeq < UInt64(Int64.max) - 1 ? lastSeq + 1
             : UInt64(try db.scalar("SELECT max(seq) FROM events WHERE session = ?1", .integer(session)) ?? 0) + 1
         try transaction { () throws(TraceStoreError) in
-            try row(seq: endSeq, time: 0, kind: .sessionEnded)
+            try row(seq: endSeq, time: lastTime, kind: .sessionEnded)
             let end = try db.prepare("UPDATE sessions SET ended_at = ?1, last_seq = ?2 WHERE id = ?3")
             try end.bind([.text(endedAt.traceTimestamp), .integer(Int64(endSeq)), .integer(session)])
             try end.run()
@@ -132,6 +150,7 @@ final class TraceWriter {
         guard seq < UInt64(Int64.max) else {
             throw TraceStoreError(.invalidArgument, "event seq \(seq) is beyond what a trace stores (\(Int64.max - 1))")
         }
+        lastTime = max(lastTime, time)
         switch event.kind {
         case .ownerRegistered(let owner, let typeName, let label):
             try row(seq: seq, time: time, kind: .ownerRegistered, owner: owner,
@@ -183,7 +202,7 @@ final class TraceWriter {
         let s = insert.handle
         sqlite3_bind_int64(s, 1, session)
         sqlite3_bind_int64(s, 2, Int64(seq))
-        sqlite3_bind_int64(s, 3, Int64(bitPattern: time))
+        sqlite3_bind_int64(s, 3, Self.storedTime(time))
         sqlite3_bind_int64(s, 4, Int64(kind.rawValue))
         insert.bind(message, at: 5)
         insert.bind(owner.map { Int64(bitPattern: $0) }, at: 6)
