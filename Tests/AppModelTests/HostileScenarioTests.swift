@@ -61,4 +61,19 @@ import Testing
         #expect(throws: NotifyBusError.self) { try app.wait(seconds: .nan) }
         #expect(app.clock.now == 0)
     }
+
+    /// JSON is UTF-8: UTF-16 and UTF-32 (which Foundation would read) and Latin-1 are refused, so
+    /// that the scenario a trace stores for replay is the file's text.
+    @Test(arguments: [String.Encoding.utf16, .utf16LittleEndian, .utf16BigEndian, .utf32, .isoLatin1])
+    func textThatIsNotUTF8IsRefused(encoding: String.Encoding) throws {
+        let text = String(decoding: scenario(steps: #"[{"push": "Login"}]"#), as: UTF8.self).replacingOccurrences(of: "\"s\"", with: "\"café\"")
+        let data = try #require(text.data(using: encoding))
+        do {
+            _ = try Scenario.parse(data)
+            Issue.record("parsed \(encoding)")
+        } catch {
+            #expect(error.description.hasPrefix("not UTF-8 JSON"), "\(error.description)")
+        }
+        #expect(try Scenario.parse(Data(text.utf8)).name == "café")
+    }
 }
