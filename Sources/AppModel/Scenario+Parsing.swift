@@ -8,7 +8,7 @@ extension Scenario {
     /// Reads a scenario file.
     ///
     /// - Throws: ``NotifyBusError`` naming the path of the first mistake:
-    ///   text that is not UTF-8, invalid JSON, a missing or unknown key, an unknown screen, message,
+    ///   text that is not UTF-8, invalid JSON, a key given twice, a missing or unknown key, an unknown screen, message,
     ///   moment, plugin or orientation, a value of the wrong type.
     public static func parse(_ data: Data) throws(NotifyBusError) -> Scenario {
         // JSON files are UTF-8 (RFC 8259): Foundation would also read UTF-16 and UTF-32, which the
@@ -18,6 +18,10 @@ extension Scenario {
         }
         if String(validating: data, as: UTF8.self) == nil {
             throw NotifyBusError("not UTF-8 JSON: the file holds bytes that are not UTF-8; save the scenario as UTF-8")
+        }
+        // JSONSerialization keeps the last of two equal keys without a word; unknown keys are refused, so these are too.
+        if let path = DuplicateKeys.first(in: data) {
+            throw NotifyBusError("duplicate key (JSON would keep only the last)", path: path)
         }
         // Steps one at a time, when every one is valid JSON on its own: the whole file's
         // JSONSerialization tree costs kilobytes per step (ScenarioStepSplitter).

@@ -76,4 +76,26 @@ import Testing
         }
         #expect(try Scenario.parse(Data(text.utf8)).name == "café")
     }
+
+    /// A key given twice in one object is named with its path: JSON would keep only the last.
+    @Test(arguments: [
+        (#"{"name": "a", "name": "b", "screens": {}, "root": {"navigation": "Home"}, "steps": []}"#, "name"),
+        (#"{"name": "s", "screens": {"Home": {"observers": [], "observers": []}}, "root": {"navigation": "Home"}, "steps": []}"#, "screens.Home.observers"),
+        (#"{"name": "s", "screens": {"Home": {"observers": []}}, "root": {"navigation": "Home"}, "steps": [{"push": "Home"}, {"wait": 1, "w\u0061it": 2}]}"#, "steps[1].wait"),
+        (#"{"name": "s", "screens": {"Home": {"observers": []}, "Ho\"me": {"observers": []}}, "root": {"navigation": "Home"}, "steps": [[{"a": 1}, {"b": [1, {"c": 1, "c": 2}]}]]}"#, "steps[0][1].b[1].c"),
+    ])
+    func aKeyGivenTwiceNamesItsPath(json: String, path: String) throws {
+        do {
+            _ = try Scenario.parse(Data(json.utf8))
+            Issue.record("parsed")
+        } catch {
+            #expect(error.description == "\(path): duplicate key (JSON would keep only the last)")
+        }
+    }
+
+    /// Equal strings that are not keys, and equal keys in different objects, are not duplicates.
+    @Test func equalKeysInDifferentObjectsAreNotDuplicates() throws {
+        let json = #"{"name": "name", "screens": {"Home": {"observers": []}, "Login": {"observers": []}}, "root": {"navigation": "Home"}, "steps": [{"push": "Login"}, {"push": "Login"}]}"#
+        #expect(try Scenario.parse(Data(json.utf8)).name == "name")
+    }
 }
