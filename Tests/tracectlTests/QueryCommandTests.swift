@@ -78,6 +78,28 @@ import Testing
         #expect(gone.map { $0["message"] as? String } == ["keyboardWillShow", "keyboardWillHide"])
     }
 
+    /// A statement that writes nothing but is not a query either is refused before it runs, as a usage
+    /// error: ATTACH would open another file (and exit 66 when it cannot), the others change the connection.
+    @Test func sqlRefusesStatementsThatReturnNoColumns() throws {
+        let dir = try Scratch()
+        let trace = try demoTrace(dir)
+        let attached = dir.file("attached.db")
+        for statement in ["ATTACH '\(attached)' AS x", "ATTACH '\(trace)' AS x", "DETACH x", "BEGIN", "PRAGMA query_only = 0"] {
+            for format in ["text", "json"] {
+                let run = try tracectl("sql", trace, statement, "--format", format)
+                #expect(run.status == 64, "\(statement): \(run.stderr)")
+                #expect(run.stderr == "tracectl: only queries are allowed, and `\(statement)` returns no columns "
+                        + "(ATTACH, DETACH, transactions and PRAGMAs that set are refused)\n")
+                #expect(run.stdout.isEmpty, "\(statement): \(run.stdout)")
+            }
+        }
+        #expect(!FileManager.default.fileExists(atPath: attached))
+        // A PRAGMA that reads is a query.
+        let read = try tracectl("sql", trace, "PRAGMA user_version")
+        #expect(read.status == 0, "\(read.stderr)")
+        #expect(read.stdout == "user_version\n0\n")
+    }
+
     @Test func statsAndVerifyAndSessions() throws {
         let dir = try Scratch()
         let trace = try demoTrace(dir)
