@@ -47,6 +47,31 @@ import Testing
         #expect(try tracectl("events", trace, "--since", "20", "--until", "10").status == 64)
     }
 
+    /// A filter that matches nothing still exits 0 with an empty log, and says so on stderr, as
+    /// `timeline` does for an empty window; for an owner label no owner has, it names the label that
+    /// differs only in case.
+    @Test func eventsMatchingNothingSaySoOnStderr() throws {
+        let dir = try Scratch()
+        let trace = try demoTrace(dir)
+        let login = try tracectl("events", trace, "--owner", "login")
+        #expect(login.status == 0, "\(login.stderr)")
+        #expect(login.stdout.isEmpty)
+        #expect(login.stderr == "tracectl: note: no event of session 1 matches --owner login; no owner is labelled 'login' "
+                + "(labels match case: did you mean 'Login'?)\n")
+        let json = try tracectl("events", trace, "--kind", "posted", "--owner", "Nobody", "--format", "json")
+        #expect(json.status == 0, "\(json.stderr)")
+        #expect(json.stdout == "[]\n")
+        #expect(json.stderr == "tracectl: note: no event of session 1 matches --kind posted --owner Nobody; no owner is labelled 'Nobody'\n")
+        let late = try tracectl("events", trace, "--since", "5000")
+        #expect(late.status == 0 && late.stdout.isEmpty)
+        #expect(late.stderr == "tracectl: note: no event of session 1 matches --since 5000\n")
+        // Something printed, or nothing asked for: no note.
+        let some = try tracectl("events", trace, "--owner", "Login", "--limit", "1")
+        #expect(some.status == 0 && !some.stdout.isEmpty && some.stderr.isEmpty, "\(some.stderr)")
+        let none = try tracectl("events", trace, "--limit", "0")
+        #expect(none.status == 0 && none.stdout.isEmpty && none.stderr.isEmpty, "\(none.stderr)")
+    }
+
     @Test func observersAtAPointAreRebuiltFromTheLog() throws {
         let dir = try Scratch()
         let trace = try demoTrace(dir)
