@@ -227,6 +227,8 @@ extension ScenarioParser {
             host = .screen(hostName)
         } else if objectNames.contains(hostName), hostName != name {
             host = .object(hostName)
+        } else if hostName == name {
+            throw NotifyBusError("an object cannot host itself (expected a screen or another object)", path: "\(path).host")
         } else {
             throw NotifyBusError("unknown host '\(hostName)' (expected a screen or another object: "
                                  + "\(screenNames.union(objectNames).subtracting([name]).sorted().joined(separator: ", ")))",
@@ -249,7 +251,7 @@ extension ScenarioParser {
                 let call = try object(item, here, keys: ["method", "on"], optional: [])
                 let method = try string(call["method"], "\(here).method")
                 guard spec.methods.contains(method) else {
-                    throw NotifyBusError("unknown method '\(method)' of \(name) (methods: \(spec.methods.joined(separator: ", ")))",
+                    throw NotifyBusError("unknown method '\(method)' of \(name) (\(Self.methodList(spec.methods, of: name)))",
                                          path: "\(here).method")
                 }
                 spec.calls.append(MethodCall(method: method, on: try hostMoment(call["on"], "\(here).on", host: host)))
@@ -331,7 +333,7 @@ extension ScenarioParser {
             let target = try objectName(fields["on"], "\(path).on")
             let methods = objectMethods[target] ?? []
             guard methods.contains(method) else {
-                throw NotifyBusError("unknown method '\(method)' of \(target) (methods: \(methods.joined(separator: ", ")))", path: here)
+                throw NotifyBusError("unknown method '\(method)' of \(target) (\(Self.methodList(methods, of: target)))", path: here)
             }
             return .object(.call(method, on: target))
         case "drop":
@@ -353,9 +355,17 @@ extension ScenarioParser {
     private func objectName(_ value: Any?, _ path: String) throws(NotifyBusError) -> String {
         let name = try string(value, path)
         guard objectNames.contains(name) else {
-            throw NotifyBusError("unknown object '\(name)' (objects: \(objectNames.sorted().joined(separator: ", ")))", path: path)
+            let known = objectNames.isEmpty ? "the scenario declares no objects"
+                                            : "objects: \(objectNames.sorted().joined(separator: ", "))"
+            throw NotifyBusError("unknown object '\(name)' (\(known))", path: path)
         }
         return name
+    }
+
+    /// An object's methods, for an error about one it does not have: "methods: show, hide", or that
+    /// it declares none.
+    private static func methodList(_ methods: [String], of object: String) -> String {
+        methods.isEmpty ? "\(object) declares no methods" : "methods: \(methods.joined(separator: ", "))"
     }
 
     /// A JSON value read by `JSONSerialization`, as a ``JSONValue``.

@@ -35,4 +35,29 @@ import TraceStore
         let discussion = TraceCtl.Leaks.configuration.discussion
         for rule in LeakRule.allCases { #expect(discussion.contains(rule.rawValue), "\(rule)") }
     }
+
+    /// `--help` shows each option's default as it would be typed (`default: note`), never the description
+    /// of the Swift value behind it (`SeverityArgument(severity: …)`).
+    @Test(arguments: commands.map { $0._commandName })
+    func defaultsAreShownAsTyped(_ name: String) throws {
+        let command = Self.commands.first { $0._commandName == name }!
+        let help = TraceCtl.helpMessage(for: command, columns: 10_000)
+        for match in help.matches(of: /default: ([^)\n]*)\)/) {
+            let value = String(match.output.1)
+            #expect(!value.contains("("), "\(name): default: \(value)")
+        }
+    }
+
+    @Test func leaksHelpShowsTheSeverityDefaultByName() {
+        let help = TraceCtl.helpMessage(for: TraceCtl.Leaks.self, columns: 10_000)
+        #expect(help.contains("values: note, warning, error; default: note)"))
+    }
+
+    /// `replay` and `diff` name every exit code they can end with: 64 for a bad option or output,
+    /// 66 for a missing file and 69 for a missing session among them.
+    @Test func replayAndDiffHelpNameTheirExitCodes() {
+        let replay = TraceCtl.Replay.configuration.discussion, diff = TraceCtl.Diff.configuration.discussion
+        for code in [0, 1, 64, 65, 66, 69, 73] { #expect(replay.contains(" \(code) "), "replay: \(code)") }
+        for code in [0, 1, 64, 65, 66, 69] { #expect(diff.contains(" \(code) "), "diff: \(code)") }
+    }
 }

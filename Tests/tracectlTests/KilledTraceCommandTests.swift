@@ -60,7 +60,39 @@ import Testing
         #expect(session["crashedAt"] is String)
         #expect(session["endedCleanly"] as? Bool == false)
         #expect(try tracectl("verify", killed).stdout.contains("never closed: its recorder was killed"))
-        #expect(try tracectl("finish", killed).stdout.contains("every session had ended"))
+        // Run again, it says why there is nothing to do: the session is already marked crashed.
+        let again = try tracectl("finish", killed)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stdout == "nothing to finish: session 1 was already marked crashed by an earlier finish; indexes checked\n")
+        let againJSON = try #require(try json(try tracectl("finish", killed, "--format", "json").stdout) as? [String: Any])
+        #expect(againJSON["alreadyCrashed"] as? [Int] == [1])
+        #expect((againJSON["finished"] as? [Any])?.isEmpty == true)
         #expect(try tracectl("finish", dir.file("missing.trace")).status == 66)
+    }
+
+    @Test func finishSaysWhenEverySessionHadEnded() throws {
+        let dir = try Scratch()
+        let (closed, _) = try traces(dir)
+        let run = try tracectl("finish", closed)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout == "nothing to finish: every session had ended; indexes checked\n")
+    }
+
+    /// `finish` opens a file for writing, where SQLite would take an empty file for a new database and
+    /// report a directory as its own error 14: it checks the file as every other command does first.
+    @Test func finishRefusesWhatIsNotATraceAsTheOtherCommandsDo() throws {
+        let dir = try Scratch()
+        let empty = dir.file("empty.trace"), folder = dir.file("folder.trace")
+        #expect(FileManager.default.createFile(atPath: empty, contents: Data()))
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        for (path, message) in [(empty, "\(empty): empty file, not a trace\n"), (folder, "\(folder): a directory, not a trace\n")] {
+            let finish = try tracectl("finish", path), events = try tracectl("events", path)
+            #expect(finish.status == 65, "\(finish.stderr)")
+            #expect(finish.stderr == "tracectl: " + message)
+            #expect(finish.stdout.isEmpty)
+            #expect(finish.status == events.status && finish.stderr == events.stderr)
+        }
+        // The empty file is left as it was, not made into a database.
+        #expect(try FileManager.default.attributesOfItem(atPath: empty)[.size] as? Int == 0)
     }
 }

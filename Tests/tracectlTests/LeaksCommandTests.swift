@@ -40,6 +40,27 @@ import Testing
         ])
     }
 
+    /// The text report says where an attached owner lives, as JSON's `ownerLocation` does; a screen,
+    /// which lives in no host, is named alone.
+    @Test func textNamesWhereAnAttachedOwnerLives() throws {
+        let trace = repositoryFile("Tests/Fixtures/v2-keyboard-helper-leak.trace").path
+        let text = try tracectl("leaks", trace)
+        #expect(text.status == 1, "\(text.stderr)")
+        let report = try #require(try json(try tracectl("leaks", trace, "--format", "json").stdout) as? [String: Any])
+        let leaks = try #require(report["leaks"] as? [[String: Any]])
+        #expect(!leaks.isEmpty)
+        for leak in leaks {
+            let location = try #require(leak["ownerLocation"] as? String)
+            #expect(location == "KeyboardHelper in Editor")
+            let fingerprint = try #require(leak["fingerprint"] as? String)
+            let line = try #require(text.stdout.split(separator: "\n").first { $0.contains(fingerprint) })
+            #expect(line.contains("  owner \(location)  "), "\(line)")
+        }
+        let screen = try tracectl("leaks", repositoryFile("Tests/Fixtures/seed000-keyboard-leak.trace").path)
+        #expect(screen.status == 1, "\(screen.stderr)")
+        #expect(screen.stdout.contains("  keyboardWillShow  owner Login  ["), "\(screen.stdout)")
+    }
+
     @Test func seed004TimingYieldsNoFinding() throws {
         let dir = try Scratch()
         let trace = dir.file("fixed.trace")

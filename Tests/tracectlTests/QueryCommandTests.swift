@@ -47,6 +47,31 @@ import Testing
         #expect(try tracectl("events", trace, "--since", "20", "--until", "10").status == 64)
     }
 
+    /// A filter that matches nothing still exits 0 with an empty log, and says so on stderr, as
+    /// `timeline` does for an empty window; for an owner label no owner has, it names the label that
+    /// differs only in case.
+    @Test func eventsMatchingNothingSaySoOnStderr() throws {
+        let dir = try Scratch()
+        let trace = try demoTrace(dir)
+        let login = try tracectl("events", trace, "--owner", "login")
+        #expect(login.status == 0, "\(login.stderr)")
+        #expect(login.stdout.isEmpty)
+        #expect(login.stderr == "tracectl: note: no event of session 1 matches --owner login; no owner is labelled 'login' "
+                + "(labels match case: did you mean 'Login'?)\n")
+        let json = try tracectl("events", trace, "--kind", "posted", "--owner", "Nobody", "--format", "json")
+        #expect(json.status == 0, "\(json.stderr)")
+        #expect(json.stdout == "[]\n")
+        #expect(json.stderr == "tracectl: note: no event of session 1 matches --kind posted --owner Nobody; no owner is labelled 'Nobody'\n")
+        let late = try tracectl("events", trace, "--since", "5000")
+        #expect(late.status == 0 && late.stdout.isEmpty)
+        #expect(late.stderr == "tracectl: note: no event of session 1 matches --since 5000\n")
+        // Something printed, or nothing asked for: no note.
+        let some = try tracectl("events", trace, "--owner", "Login", "--limit", "1")
+        #expect(some.status == 0 && !some.stdout.isEmpty && some.stderr.isEmpty, "\(some.stderr)")
+        let none = try tracectl("events", trace, "--limit", "0")
+        #expect(none.status == 0 && none.stdout.isEmpty && none.stderr.isEmpty, "\(none.stderr)")
+    }
+
     @Test func observersAtAPointAreRebuiltFromTheLog() throws {
         let dir = try Scratch()
         let trace = try demoTrace(dir)
@@ -76,6 +101,28 @@ import Testing
         // The popped Login's observers were removed by the bus when a post found Login gone.
         let gone = try #require(try json(try tracectl("sql", trace, "SELECT message, owner_label FROM observers WHERE removal_reason = 'ownerGone' ORDER BY observer", "--format", "json").stdout) as? [[String: Any]])
         #expect(gone.map { $0["message"] as? String } == ["keyboardWillShow", "keyboardWillHide"])
+    }
+
+    /// A statement that writes nothing but is not a query either is refused before it runs, as a usage
+    /// error: ATTACH would open another file (and exit 66 when it cannot), the others change the connection.
+    @Test func sqlRefusesStatementsThatReturnNoColumns() throws {
+        let dir = try Scratch()
+        let trace = try demoTrace(dir)
+        let attached = dir.file("attached.db")
+        for statement in ["ATTACH '\(attached)' AS x", "ATTACH '\(trace)' AS x", "DETACH x", "BEGIN", "PRAGMA query_only = 0"] {
+            for format in ["text", "json"] {
+                let run = try tracectl("sql", trace, statement, "--format", format)
+                #expect(run.status == 64, "\(statement): \(run.stderr)")
+                #expect(run.stderr == "tracectl: only queries are allowed, and `\(statement)` returns no columns "
+                        + "(ATTACH, DETACH, transactions and PRAGMAs that set are refused)\n")
+                #expect(run.stdout.isEmpty, "\(statement): \(run.stdout)")
+            }
+        }
+        #expect(!FileManager.default.fileExists(atPath: attached))
+        // A PRAGMA that reads is a query.
+        let read = try tracectl("sql", trace, "PRAGMA user_version")
+        #expect(read.status == 0, "\(read.stderr)")
+        #expect(read.stdout == "user_version\n0\n")
     }
 
     @Test func statsAndVerifyAndSessions() throws {

@@ -191,6 +191,8 @@ final class EventPrinter {
     let format: OutputFormat
     /// Whether an object was written (JSON: the separator before the next).
     @exclusivity(unchecked) private var first = true
+    /// Whether any event was written.
+    var wroteAny: Bool { !first }
     /// How many more events `--limit` lets the printer write; counted by the caller.
     @exclusivity(unchecked) var remaining = Int.max
     /// The thread that owns the printer and its names: checked in debug builds at each

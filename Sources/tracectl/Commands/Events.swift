@@ -104,7 +104,33 @@ extension TraceCtl {
                     }
                 }
                 printer.end()
+                if !printer.wroteAny && limit != 0 {
+                    diagnose("note: " + (try nothingMatched(reader, session: session.id)))
+                }
             }
+        }
+
+        /// The note for a filter that matched nothing (the exit code stays 0): the filters as given, and
+        /// for an owner label no owner has, the label that differs only in case, if one does.
+        private func nothingMatched(_ reader: TraceReader, session: Int64) throws -> String {
+            var given = kinds.map { "--kind \($0.kind.name)" }
+            if let message { given.append("--message \(message)") }
+            if let owner { given.append("--owner \(owner)") }
+            if let observer { given.append("--observer \(observer)") }
+            if let since = window.since { given.append("--since \(since)") }
+            if let until = window.until { given.append("--until \(until)") }
+            guard !given.isEmpty else { return "session \(session) holds no event" }
+            var note = "no event of session \(session) matches " + given.joined(separator: " ")
+            if let owner, UInt64(owner) == nil {
+                let labels = Set(try reader.owners(session: session).values.map(\.label))
+                if !labels.contains(owner) {
+                    note += "; no owner is labelled '\(owner)'"
+                    if let near = labels.filter({ $0.lowercased() == owner.lowercased() }).sorted().first {
+                        note += " (labels match case: did you mean '\(near)'?)"
+                    }
+                }
+            }
+            return note
         }
     }
 }

@@ -20,6 +20,12 @@ extension TraceCtl {
         @OptionGroup var options: TraceFileOptions
 
         func run() throws {
+            // The opening checks of every other command first (a directory, an empty file, a file that
+            // is not a trace): finishing opens the file for writing, where SQLite would report them as
+            // its own errors or take an empty file for a new database. Also which sessions an earlier
+            // `finish` marked crashed, to say so when there is nothing left to finish.
+            let sessions = try reportingErrors { try TraceReader(path: options.trace).sessions() }
+            let alreadyCrashed = sessions.filter { $0.crashedAt != nil }.map(\.id)
             let outcome = try reportingErrors { try TraceFinisher.finish(path: options.trace) }
             let out = Output()
             switch options.format {
@@ -28,16 +34,35 @@ extension TraceCtl {
                     ("finished", .array(outcome.finished.map { session in
                         .object([("id", .int(session.id)), ("lastSeq", .from(session.lastSeq))])
                     })),
+                    ("alreadyCrashed", .array(alreadyCrashed.map { .int($0) })),
                     ("upgradedFrom", outcome.upgradedFrom.map { .int(Int64($0)) } ?? .null),
                 ]).rendered)
             case .text:
                 if let version = outcome.upgradedFrom {
                     out.line("upgraded the trace from schema \(version) to \(TraceSchema.version)")
                 }
-                if outcome.finished.isEmpty { out.line("every session had ended; indexes checked") }
+                if outcome.finished.isEmpty {
+                    out.line(nothingToFinish(alreadyCrashed: alreadyCrashed, sessionCount: sessions.count))
+                }
                 for session in outcome.finished {
                     out.line("session \(session.id): marked crashed after seq \(session.lastSeq.map(String.init) ?? "-"); indexes built")
                 }
+            }
+        }
+
+        /// What `finish` says when it marked no session crashed: which sessions an earlier `finish` had
+        /// marked, and that every other had ended.
+        func nothingToFinish(alreadyCrashed: [Int64], sessionCount: Int) -> String {
+            let others = alreadyCrashed.count < sessionCount ? "; every other session had ended" : ""
+            switch alreadyCrashed.count {
+            case 0:
+                return "nothing to finish: every session had ended; indexes checked"
+            case 1:
+                return "nothing to finish: session \(alreadyCrashed[0]) was already marked crashed by an earlier finish"
+                    + others + "; indexes checked"
+            default:
+                return "nothing to finish: sessions \(alreadyCrashed.map(String.init).joined(separator: ", ")) were already "
+                    + "marked crashed by an earlier finish" + others + "; indexes checked"
             }
         }
     }

@@ -20,7 +20,10 @@ struct SeverityArgument: ExpressibleByArgument {
         guard let severity = LeakSeverity(rawValue: argument) else { return nil }
         self.severity = severity
     }
+    init(_ severity: LeakSeverity) { self.severity = severity }
     static var allValueStrings: [String] { LeakSeverity.allCases.map(\.rawValue) }
+    /// What `--help` shows as the default: the severity's name, as it is typed.
+    var defaultValueDescription: String { severity.rawValue }
 }
 
 /// `leaks --format text|json|sarif`.
@@ -45,7 +48,8 @@ extension TraceCtl {
 
                 --format sarif writes SARIF 2.1.0 for code review (GitHub code scanning and other SARIF viewers).
 
-                Exit codes: 0 when no finding at or above --min-severity is outside the baseline, 1 when any is; \
+                Exit codes: 0 when no finding at or above --min-severity is outside the baseline, 1 when any is \
+                (with --write-baseline, 0 once the baseline is written, whatever was found); \
                 65 for a file that is not a trace; 66 for a missing file; 69 for a session the trace does not \
                 hold; 73 for a baseline that cannot be written (the full table: tracectl --help).
 
@@ -69,19 +73,23 @@ extension TraceCtl {
         var format: LeakFormat = .text
 
         @Option(help: "Leave out findings below this severity: note, warning or error.")
-        var minSeverity: SeverityArgument = SeverityArgument(argument: LeakSeverity.note.rawValue)!
+        var minSeverity = SeverityArgument(.note)
 
         @Option(help: "A JSON list of fingerprints to accept; only findings outside it fail.",
                 completion: .file(extensions: ["json"]))
         var baseline: String?
 
-        @Option(help: "Write the fingerprints of every finding to this file, as a baseline.")
+        @Option(help: """
+            Write the fingerprints of the findings at or above --min-severity to this file, as a baseline, \
+            and exit 0 whatever was found.
+            """)
         var writeBaseline: String?
 
         @Option(name: .customLong("rule"), help: "Only this rule (repeatable).")
         var rules: [RuleArgument] = []
 
         func run() throws {
+            if let writeBaseline { try checkOutputPath(writeBaseline, inputs: [trace]) }
             let reader = try openTrace(trace)
             let accepted = try loadBaseline()
             let (session, findings) = try reportingErrors {
@@ -93,12 +101,10 @@ extension TraceCtl {
                                     minSeverity: minSeverity.severity)
             if let writeBaseline {
                 let fingerprints = Array(Set(report.findings.map(\.fingerprint))).sorted()
-                let text = JSON.array(fingerprints.map(JSON.string)).rendered + "\n"
-                do {
-                    try text.write(toFile: writeBaseline, atomically: true, encoding: .utf8)
-                } catch {
-                    diagnose("\(writeBaseline): cannot write the baseline (\(error.localizedDescription))")
-                    throw Exit.cannotCreate
+                // The baseline read by --baseline may be the one written: it was read whole above.
+                try writeOutputFile(writeBaseline, what: "the baseline", inputs: [trace]) { out in
+                    JSON.array(fingerprints.map(JSON.string)).render(to: out)
+                    out.endLine()
                 }
             }
             let out = Output()

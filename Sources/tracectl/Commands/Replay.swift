@@ -14,7 +14,10 @@ extension TraceCtl {
                 runs instead of the stored one: that is how a fix is shown.
 
                 Exit codes: 0 the reactions match; 1 they diverge (the first divergence is printed as a −/+ \
-                diff, with the reactions added and missing); 65 not a trace, or a session with no scenario.
+                diff, with the reactions added and missing); 64 a bad option, or an --output that is the trace \
+                being replayed; 65 not a trace, a session with no scenario, or a scenario that is not valid; \
+                66 a missing trace or scenario file; 69 a --session the trace does not hold; 73 an --output \
+                that cannot be created (the full table: tracectl --help).
 
                 EXAMPLES:
                   tracectl replay login.trace
@@ -34,6 +37,10 @@ extension TraceCtl {
         var output: String?
 
         func run() throws {
+            if let output {
+                // Neither input may be replaced by the replay's trace.
+                _ = try reportingErrors { try TraceFiles.traceOutput(output, inputs: [options.trace] + (scenario.map { [$0] } ?? [])) }
+            }
             let reader = try openTrace(options.trace)
             let session = try reportingErrors { try reader.session(options.session) }
             var data: Data?
@@ -57,7 +64,9 @@ extension TraceCtl {
             abstract: "Compare two recorded traces: stimuli first, then reactions.",
             discussion: """
                 Exit codes: 0 equal behaviour; 1 the traces part (where the stimuli part, if they do, otherwise \
-                the first divergence in the reactions); 65 / 66 for unusable or missing files.
+                the first divergence in the reactions); 64 a bad option; 65 a file that is not a trace; 66 a \
+                missing file; 69 a --session-a or --session-b its trace does not hold (the full table: \
+                tracectl --help).
 
                 EXAMPLES:
                   tracectl diff before.trace after.trace

@@ -7,8 +7,8 @@ extension TraceCtl {
             commandName: "sql",
             abstract: "Run read-only SQL over a trace's tables and views.",
             discussion: """
-                The trace is opened read-only: a statement that would write fails with a clear error and changes \
-                nothing. Views: event_log, owners, observers, posts, deliveries, lifecycle, \
+                The trace is opened read-only: a statement that would write, or that returns no columns \
+                (ATTACH, DETACH, BEGIN, a PRAGMA that sets), is refused with exit 64 and changes nothing. Views: event_log, owners, observers, posts, deliveries, lifecycle, \
                 attachments, releases, traps (docs/TRACE_FORMAT.md).
 
                 EXAMPLES:
@@ -35,6 +35,13 @@ extension TraceCtl {
             var first = true
             try reportingErrors {
                 try reader.query(query, columns: { columns in
+                    // A statement with no result columns is not a query even when it writes nothing:
+                    // ATTACH (which would open another file), DETACH, BEGIN, a PRAGMA that sets. It is
+                    // refused before it runs, as a write is.
+                    guard !columns.isEmpty else {
+                        throw TraceStoreError(.invalidArgument, "only queries are allowed, and `\(query)` returns no columns "
+                                              + "(ATTACH, DETACH, transactions and PRAGMAs that set are refused)")
+                    }
                     names = columns
                     // JSON's opening bracket waits for the first row: a query that fails before
                     // one leaves nothing on standard output.

@@ -63,7 +63,8 @@ struct LeakReport {
                      + (known ? style.dim("  [baselined]") : ""))
             let ruleWidth = group.rules.map(\.rawValue.count).max() ?? 0
             for finding in group.findings.prefix(Self.listedPerGroup) {
-                let owner = finding.owner.map { "owner \($0)" } ?? "no owner"
+                // Where the owner lives when it is attached to a host, as JSON's ownerLocation: "KeyboardHelper in Editor".
+                let owner = (finding.ownerLocation ?? finding.owner).map { "owner \($0)" } ?? "no owner"
                 out.line("  " + paint(finding.rule.severity, style) + "  " + finding.rule.rawValue.padded(ruleWidth)
                          + "  \(finding.message ?? "every message")  \(owner)  " + style.dim("[\(finding.fingerprint)]"))
                 out.line("           " + describe(finding))
