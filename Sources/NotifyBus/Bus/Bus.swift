@@ -275,6 +275,9 @@ public final class Bus: Sendable {
         owner: AnyObject?, kind: ObserverKind, capture: BlockCapture?, handlerName: String?, callSite: CallSite,
         makeRetainer: (() -> OwnerRetainer)?, make: (__owned ObserverFields) -> Observer
     ) -> Observer {
+        // Code generic over `BusMessage` passes no name for `NamedMessage` (concrete code gets a warning,
+        // `Bus+NamedMessageType.swift`): such an observer would hear nothing.
+        precondition(name != nil || type != ObjectIdentifier(NamedMessage.self), namedMessageByType)
         var ownerRef: ObjectRef?, senderRef: ObjectRef?
         if let owner { ownerRef = ObjectRef(object: owner) }
         if let sender { senderRef = ObjectRef(object: sender) }

@@ -6,7 +6,9 @@ import Foundation
 /// Named messages are observed, posted, recorded and analysed like the typed
 /// catalog's, under their ``name``; typed messages keep their own types. The
 /// two live in separate namespaces: observing the name `"keyboardWillShow"`
-/// does not receive ``KeyboardWillShow``.
+/// does not receive ``KeyboardWillShow``. Nor is a named message observed by its type:
+/// `bus.observe(NamedMessage.self) { … }` would hear no post, so the compiler warns at each
+/// spelling that takes `NamedMessage.self` and the bus stops at such an add from generic code.
 ///
 /// ```swift
 /// bus.observe(named: "AVAudioSessionInterruptionNotification", owner: player) { note in
