@@ -34,9 +34,19 @@ extension TraceCtl {
             let interrupts = RemovingOnInterrupt(ScenarioRecording.partialPath(of: target))
             defer { interrupts.cancel() }
             let summary = try reportingErrors {
-                try ScenarioRecording.record(scenario: data, file: url.lastPathComponent, to: path, input: scenario)
+                try ScenarioRecording.record(scenario: data, file: Self.callSiteFile(scenario), to: path, input: scenario)
             }
             print("recorded '\(summary.scenarioName)': \(summary.events) events, session \(summary.sessionID) -> \(summary.path)")
+        }
+
+        /// The scenario file as its observers' call sites name it: a relative path as given, without `.`
+        /// components (`./Examples/x.json` is `Examples/x.json`), so that reports run from the same
+        /// folder (the repository root, for SARIF's `%SRCROOT%`) resolve it; an absolute path by its
+        /// file name alone, which names no machine's folders.
+        static func callSiteFile(_ scenario: String) -> String {
+            guard !scenario.hasPrefix("/") else { return URL(fileURLWithPath: scenario).lastPathComponent }
+            let components = scenario.split(separator: "/").filter { $0 != "." }
+            return components.isEmpty ? scenario : components.joined(separator: "/")
         }
     }
 }

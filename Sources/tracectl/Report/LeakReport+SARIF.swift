@@ -9,8 +9,9 @@ extension LeakReport {
     /// The report as a SARIF log: one run, every rule described, one result per finding at its call site.
     ///
     /// Swift call sites (`#fileID:#line`) become a file and a line relative to `%SRCROOT%`; scenario call
-    /// sites become the scenario file, the line that declares the observer (found in the scenario text the
-    /// session recorded) and the observer's JSON path as a logical location.
+    /// sites become the scenario file as `tracectl record` was given it, the line that declares the observer
+    /// (found in the scenario text the session recorded) and the observer's JSON path as a logical location.
+    /// `run.originalUriBaseIds` says what `%SRCROOT%` is, and that `#fileID` names a module, not a folder.
     var sarif: JSON {
         let rules = LeakRule.allCases
         let index = Dictionary(uniqueKeysWithValues: rules.enumerated().map { ($1, $0) })
@@ -56,6 +57,9 @@ extension LeakReport {
             ("version", .string("2.1.0")),
             ("runs", .array([.object([
                 ("tool", .object([("driver", driver)])),
+                ("originalUriBaseIds", .object([(Self.sourceRoot, .object([
+                    ("description", .object([("text", .string(Self.sourceRootDescription))])),
+                ]))])),
                 ("results", .array(results)),
                 ("properties", .object([
                     ("trace", .string(trace)), ("session", .int(session.id)), ("scenario", .string(session.name)),
@@ -63,6 +67,19 @@ extension LeakReport {
             ])])),
         ])
     }
+
+    /// The base of every location's relative URI.
+    static let sourceRoot = "%SRCROOT%"
+
+    /// What ``sourceRoot`` stands for, written into the log: scenario paths resolve from it, Swift
+    /// call sites only where a module's folder has the module's name.
+    static let sourceRootDescription = """
+        The folder tracectl record ran in (the repository root when run there, as README's examples are): \
+        a scenario given as a relative path is recorded as given, one given as an absolute path by its file name alone. \
+        Swift call sites are #fileID, Module/File.swift, which names the module and not its folder: \
+        they resolve only where the module's sources are in a folder of its name at the root \
+        (SwiftPM's Sources/Module/File.swift does not: prefix Sources/ or the target's path).
+        """
 
     /// A file name as a relative URI reference: spaces and other reserved characters percent-encoded.
     static func uri(_ file: String) -> String {
@@ -81,12 +98,12 @@ extension LeakReport {
         switch CallSiteLocation(callSite) {
         case .source(let file, let line):
             return [.object([("physicalLocation", .object([
-                ("artifactLocation", .object([("uri", .string(Self.uri(file))), ("uriBaseId", .string("%SRCROOT%"))])),
+                ("artifactLocation", .object([("uri", .string(Self.uri(file))), ("uriBaseId", .string(Self.sourceRoot))])),
                 ("region", .object([("startLine", .int(Int64(line)))])),
             ]))])]
         case .scenario(let file, let path):
             var physical: [(String, JSON)] = [
-                ("artifactLocation", .object([("uri", .string(Self.uri(file))), ("uriBaseId", .string("%SRCROOT%"))])),
+                ("artifactLocation", .object([("uri", .string(Self.uri(file))), ("uriBaseId", .string(Self.sourceRoot))])),
             ]
             if let line = lines?.line(of: path) {
                 physical.append(("region", .object([("startLine", .int(Int64(line)))])))
