@@ -8,9 +8,21 @@ extension Scenario {
     /// Reads a scenario file.
     ///
     /// - Throws: ``NotifyBusError`` naming the path of the first mistake:
-    ///   invalid JSON, a missing or unknown key, an unknown screen, message,
+    ///   text that is not UTF-8, invalid JSON, a key given twice, a missing or unknown key, an unknown screen, message,
     ///   moment, plugin or orientation, a value of the wrong type.
     public static func parse(_ data: Data) throws(NotifyBusError) -> Scenario {
+        // JSON files are UTF-8 (RFC 8259): Foundation would also read UTF-16 and UTF-32, which the
+        // trace, storing the file as text for replay, would not give back.
+        if let offset = data.firstIndex(of: 0) {
+            throw NotifyBusError("not UTF-8 JSON: a NUL byte at offset \(offset - data.startIndex) (UTF-16 or UTF-32 text?); save the scenario as UTF-8")
+        }
+        if String(validating: data, as: UTF8.self) == nil {
+            throw NotifyBusError("not UTF-8 JSON: the file holds bytes that are not UTF-8; save the scenario as UTF-8")
+        }
+        // JSONSerialization keeps the last of two equal keys without a word; unknown keys are refused, so these are too.
+        if let path = DuplicateKeys.first(in: data) {
+            throw NotifyBusError("duplicate key (JSON would keep only the last)", path: path)
+        }
         // Steps one at a time, when every one is valid JSON on its own: the whole file's
         // JSONSerialization tree costs kilobytes per step (ScenarioStepSplitter).
         if let split = ScenarioStepSplitter(data), let top = try? JSONSerialization.jsonObject(with: split.rest),

@@ -227,6 +227,8 @@ extension ScenarioParser {
             host = .screen(hostName)
         } else if objectNames.contains(hostName), hostName != name {
             host = .object(hostName)
+        } else if hostName == name {
+            throw NotifyBusError("an object cannot host itself (expected a screen or another object)", path: "\(path).host")
         } else {
             throw NotifyBusError("unknown host '\(hostName)' (expected a screen or another object: "
                                  + "\(screenNames.union(objectNames).subtracting([name]).sorted().joined(separator: ", ")))",

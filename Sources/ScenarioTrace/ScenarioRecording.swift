@@ -26,15 +26,20 @@ public enum ScenarioRecording {
     /// - Parameters:
     ///   - data: The scenario file's contents, also stored in the session for replay.
     ///   - file: The scenario's file name, used in observer call sites.
-    ///   - path: The trace to write.
+    ///   - path: The trace to write. A symbolic link is followed and the file it names replaced.
+    ///   - input: The scenario file's path, which `path` must not name.
     ///   - startedAt: The session's wall-clock start.
     /// - Throws: ``NotifyBusError`` for an invalid scenario or a step that cannot
-    ///   apply (with its path), ``TraceStoreError`` for a file that cannot be written.
+    ///   apply (with its path), ``TraceStoreError`` for a file that cannot be written:
+    ///   `.invalidArgument` when `path` is `input`, `.cannotCreate` when it is a directory or
+    ///   not a regular file.
     @discardableResult
-    public static func record(scenario data: Data, file: String, to path: String,
+    public static func record(scenario data: Data, file: String, to path: String, input: String? = nil,
                               startedAt: Date = Date()) throws -> Summary {
         let scenario = try Scenario.parse(data)
-        let temporary = path + ".partial-\(ProcessInfo.processInfo.processIdentifier)"
+        let target = try TraceFiles.traceOutput(path, inputs: input.map { [$0] } ?? [])
+        let temporary = partialPath(of: target)
+        removeAbandonedPartials(of: target)
         TraceFiles.remove(at: temporary)
         var finished = false
         defer { if !finished { TraceFiles.remove(at: temporary) } }
@@ -55,12 +60,36 @@ public enum ScenarioRecording {
         bus.sweepReleasedOwners()
         try withExtendedLifetime(runner) { () throws(TraceStoreError) in try recorder.close() }
         // A -wal left at the destination by a killed run would be read as part of the new file.
-        TraceFiles.removeSideFiles(of: path)
-        guard rename(temporary, path) == 0 else {
+        TraceFiles.removeSideFiles(of: target)
+        guard rename(temporary, target) == 0 else {
             throw TraceStoreError(.cannotCreate, "cannot move the trace into place at \(path): \(String(cString: strerror(errno)))")
         }
         finished = true
         return Summary(path: path, sessionID: recorder.sessionID, scenarioName: scenario.name,
                        events: recorder.counts.recorded + 2)
+    }
+
+    /// The temporary file a recording into `target` (a path ``TraceFiles/traceOutput(_:inputs:)``
+    /// gave) writes before it is moved into place: beside it, named for this process.
+    public static func partialPath(of target: String) -> String {
+        target + partialSuffix + String(ProcessInfo.processInfo.processIdentifier)
+    }
+
+    private static let partialSuffix = ".partial-"
+
+    /// Removes the partial files (and their SQLite side files) that recordings into `target` left
+    /// when they were killed: those named for a process that no longer runs.
+    static func removeAbandonedPartials(of target: String) {
+        let directory = (target as NSString).deletingLastPathComponent
+        let prefix = (target as NSString).lastPathComponent + partialSuffix
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.isEmpty ? "." : directory) else { return }
+        for name in names where name.hasPrefix(prefix) {
+            let rest = name.dropFirst(prefix.count)
+            let digits = rest.prefix { $0.isASCII && $0.isNumber }
+            guard let pid = pid_t(digits), pid > 0, pid != ProcessInfo.processInfo.processIdentifier,
+                  ([""] + TraceFiles.sideSuffixes).contains(String(rest.dropFirst(digits.count))),
+                  kill(pid, 0) != 0 && errno == ESRCH else { continue }
+            unlink(directory.isEmpty ? name : (directory as NSString).appendingPathComponent(name))
+        }
     }
 }

@@ -94,7 +94,7 @@ func scenarioJSON(screens: String = #""Home": {"observers": []}"#, objects: Stri
          "screens.Home.removals[0].message: unknown message 'keyboardWilShow'"),
         (scenarioJSON(objects: #""Home": {"host": "Home"}"#), "objects.Home: Home is already a screen"),
         (scenarioJSON(objects: #""Helper": {"host": "Nowhere"}"#), "objects.Helper.host: unknown host 'Nowhere' (expected a screen or another object: Home)"),
-        (scenarioJSON(objects: #""Helper": {"host": "Helper"}"#), "objects.Helper.host: unknown host 'Helper'"),
+        (scenarioJSON(objects: #""Helper": {"host": "Helper"}"#), "objects.Helper.host: an object cannot host itself (expected a screen or another object)"),
         (scenarioJSON(objects: #""A": {"host": "B"}, "B": {"host": "A"}"#), "objects.A.host: A lives in itself through its hosts"),
         (scenarioJSON(objects: #""Helper": {"host": "Home", "createdOn": "viewDidApear"}"#),
          "objects.Helper.createdOn: unknown moment 'viewDidApear'"),

@@ -62,4 +62,21 @@ import Testing
                          row: { deliveries.append($0) })
         #expect(deliveries == [[.integer(1), .text("Login"), .text("delivered")], [.integer(2), .text("Login"), .text("delivered")]])
     }
+
+    /// Text is bound and read by its length: a NUL inside a name is kept, not an end.
+    @Test func textWithANulRoundTripsWhole() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("t.trace")
+        let recorder = try TraceRecorder(path: path, session: SessionInfo(name: "a\u{0}b", app: "tests"))
+        try recorder.close()
+        let reader = try TraceReader(path: path)
+        #expect(try reader.sessions().map(\.name) == ["a\u{0}b"])
+        let db = try Database(path: path, mode: .readOnly)
+        let statement = try db.prepare("SELECT ?1, length(CAST(?1 AS BLOB)), ?2")
+        try statement.bind([.text("x\u{0}y\u{0}"), .text("")])
+        #expect(try statement.step())
+        #expect(statement.text(0) == "x\u{0}y\u{0}")
+        #expect(statement.int64(1) == 4)
+        #expect(statement.text(2) == "" && !statement.isNull(2))
+    }
 }

@@ -199,7 +199,7 @@ import NotifyBus
     }
 
     @Test func verifyFindsAGapADanglingDeliveryAndAMissingEnd() throws {
-        #expect(try verifyDamaged("DELETE FROM events WHERE seq = 5").contains { $0.contains("first gap before seq 6") })
+        #expect(try verifyDamaged("DELETE FROM events WHERE seq = 5").contains { $0.hasSuffix("first gap: seq 5 missing") })
         let post = try verifyDamaged("DELETE FROM events WHERE seq = (SELECT min(seq) FROM events WHERE kind = 4 AND seq > 1 AND post IN (SELECT post FROM events WHERE kind = 5))")
         #expect(post.contains { $0.contains("which was never posted before it") })
         let observer = try verifyDamaged("UPDATE events SET observer = 999999 WHERE seq = (SELECT min(seq) FROM events WHERE kind = 5)")

@@ -263,7 +263,7 @@ import Testing
         for output in [trace, dir.file("./demo.trace"), dir.file("link.trace")] {
             let run = try tracectl("replay", trace, "--output", output)
             #expect(run.status == 64, "\(output): \(run.stderr)")
-            expectOneLine(run, containing: "is the trace being replayed")
+            expectOneLine(run, containing: "; give another output path")
             #expect(try Data(contentsOf: URL(fileURLWithPath: trace)) == before)
         }
         #expect(try tracectl("replay", trace, "--output", "demo.trace", in: dir.path).status == 64)

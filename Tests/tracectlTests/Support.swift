@@ -18,9 +18,10 @@ func tracectl(_ arguments: String..., in directory: String? = nil) throws -> Run
     try tracectl(arguments, in: directory)
 }
 
-/// Runs `tracectl` with a list of arguments.
+/// Runs `tracectl` with a list of arguments; its standard output goes to `standardOutput` when
+/// one is given (``Run/stdout`` is then empty).
 @discardableResult
-func tracectl(_ arguments: [String], in directory: String? = nil) throws -> Run {
+func tracectl(_ arguments: [String], in directory: String? = nil, standardOutput: FileHandle? = nil) throws -> Run {
     let process = Process()
     process.executableURL = productsDirectory().appendingPathComponent("tracectl")
     process.arguments = arguments
@@ -30,6 +31,10 @@ func tracectl(_ arguments: [String], in directory: String? = nil) throws -> Run 
     process.environment = environment
     let out = Pipe(), err = Pipe()
     process.standardOutput = out
+    if let standardOutput {
+        process.standardOutput = standardOutput
+        try out.fileHandleForWriting.close()
+    }
     process.standardError = err
     try process.run()
     // Read both pipes before waiting, so a large output cannot fill a pipe and block the child.

@@ -1,3 +1,5 @@
+internal import CSQLite
+
 /// Checks a trace's consistency: what `tracectl verify` reports.
 public struct TraceVerification: Sendable {
     public struct SessionReport: Sendable {
@@ -10,27 +12,57 @@ public struct TraceVerification: Sendable {
 
     public var schemaVersion: Int
     public var integrity: String
+    /// Problems of the file rather than of one session: no session at all, or events whose
+    /// session has no row in `sessions` (every other command refuses such a file, or never
+    /// reads those events). Empty when there is none.
+    public var problems: [String] = []
     public var sessions: [SessionReport]
 
     /// Whether nothing is wrong. A session that did not end is reported, but is not a problem.
-    public var isValid: Bool { integrity == "ok" && sessions.allSatisfy { $0.problems.isEmpty } }
+    public var isValid: Bool {
+        integrity == "ok" && problems.isEmpty && sessions.allSatisfy { $0.problems.isEmpty }
+    }
 
     /// How many problems of one kind a session lists before it only counts them.
     public static let listedProblems = 5
+
+    /// The columns the pass reads, in the order it hands them to the fold: the three that
+    /// cannot be NULL first, the ids that name a string, then the payload.
+    enum Column: Int, CaseIterable {
+        case seq, kind, time, post, observer, owner, parent, sender, message, detail, note, callsite, handler, payload
+
+        /// The SQL of the argument (`handler` is NULL before schema version 2).
+        func sql(schemaVersion: Int) -> String {
+            switch self {
+            case .time: "time_ns"
+            case .handler: schemaVersion >= 2 ? "handler" : "NULL"
+            default: "\(self)"
+            }
+        }
+
+        /// The columns whose schema says NOT NULL: an integer in every row.
+        static let requiredCount = 3
+        /// The columns holding a `strings.id`.
+        static let strings: ClosedRange<Int> = Column.message.rawValue...Column.handler.rawValue
+    }
 
     /// The one pass of a session's verification: its rows in primary-key order, each
     /// handed to the fold by `notifybus_walk`, none returned.
     package static func scanSQL(_ reader: TraceReader, session: Int64) -> String {
         let walk = reader.sessionWalk(session, alias: "events")
-        return "SELECT seq FROM events WHERE \(walk.condition) AND notifybus_walk(seq, kind, post, observer) ORDER BY \(walk.order)"
+        let columns = Column.allCases.map { $0.sql(schemaVersion: reader.schemaVersion) }.joined(separator: ", ")
+        return "SELECT seq FROM events WHERE \(walk.condition) AND notifybus_walk(\(columns)) ORDER BY \(walk.order)"
     }
 
     /// Verifies every session of the trace.
     ///
     /// One pass per session over its rows in `seq` order (the primary key: no index
     /// needed, so a killed trace verifies as fast as a finished one), keeping the posted
-    /// and added ids as ranges. Reading every row also reads every page of the `events`
+    /// and added ids as ranges, and checking each column's stored type and each id that
+    /// names a string or a payload. Reading every row also reads every page of the `events`
     /// table, so damage there is an error; the other tables get SQLite's `quick_check`.
+    /// Events whose session has no row in `sessions` are found by a search of the primary key
+    /// per distinct session, and counted with one range scan of each such session.
     /// With `thorough`, SQLite's `integrity_check` of the whole file instead, which also
     /// cross-checks every index entry against its row (many times slower on a large trace;
     /// the indexes are derived data that `tracectl finish` rebuilds).
@@ -43,13 +75,68 @@ public struct TraceVerification: Sendable {
                 results += try reader.rows("PRAGMA quick_check(\(table))", []).map(\.[0].description)
             }
         }
-        let problems = results.filter { $0 != "ok" }
-        let integrity = problems.isEmpty ? "ok" : problems.joined(separator: "; ")
+        let integrityProblems = results.filter { $0 != "ok" }
+        let integrity = integrityProblems.isEmpty ? "ok" : integrityProblems.joined(separator: "; ")
+        let known = try KnownIDs(reader)
+        let sessions = try reader.sessions()
         var reports: [SessionReport] = []
-        for session in try reader.sessions() {
-            reports.append(try verify(reader, session: session))
+        for session in sessions {
+            reports.append(try verify(reader, session: session, known: known))
         }
-        return TraceVerification(schemaVersion: reader.schemaVersion, integrity: integrity, sessions: reports)
+        var problems = try orphanedEvents(reader, sessions: Set(sessions.map(\.id)))
+        if sessions.isEmpty { problems.insert("trace holds no session", at: 0) }
+        return TraceVerification(schemaVersion: reader.schemaVersion, integrity: integrity, problems: problems,
+                                 sessions: reports)
+    }
+
+    /// The ids of the `strings` and `payloads` tables, which event columns name.
+    struct KnownIDs {
+        var strings = IDSet(), payloads = IDSet()
+
+        init(_ reader: TraceReader) throws {
+            for (table, keyPath) in [("strings", \KnownIDs.strings), ("payloads", \KnownIDs.payloads)] {
+                do {
+                    let statement = try reader.db.prepare("SELECT id FROM \(table) ORDER BY id")
+                    while try statement.step() { self[keyPath: keyPath].insert(UInt64(bitPattern: statement.int64(0))) }
+                } catch {
+                    throw TraceReader.damaged(reader.path, error)
+                }
+            }
+        }
+    }
+
+    /// Events of a session that `sessions` does not list: one search of the primary key for each
+    /// distinct `session` value, then a count of each unlisted one's rows.
+    private static func orphanedEvents(_ reader: TraceReader, sessions: Set<Int64>) throws -> [String] {
+        var problems: [String] = []
+        do {
+            let first = try reader.db.prepare("SELECT session FROM events ORDER BY session LIMIT 1")
+            let next = try reader.db.prepare("SELECT session FROM events WHERE session > ?1 ORDER BY session LIMIT 1")
+            let count = try reader.db.prepare("SELECT count(*), min(seq) FROM events WHERE session = ?1")
+            var current: SQLValue? = try first.step() ? first.value(0) : nil
+            while let session = current {
+                let listed = if case .integer(let id) = session { sessions.contains(id) } else { false }
+                if !listed {
+                    try count.bind([session])
+                    _ = try count.step()
+                    let rows = count.int64(0), firstSeq = count.value(1)
+                    let name = if case .integer = session { "session \(session)" } else { "session '\(session)' (not an integer)" }
+                    problems.append("\(rows) event(s) of \(name), which has no row in sessions (first seq \(firstSeq))")
+                }
+                try next.bind([session])
+                current = try next.step() ? next.value(0) : nil
+            }
+        } catch {
+            throw TraceReader.damaged(reader.path, error)
+        }
+        return problems
+    }
+
+    /// Damage of one kind in one column: how often, and where first.
+    private struct Damage {
+        var count = 0
+        var firstSeq: Int64 = 0
+        var firstValue = ""
     }
 
     /// The fold of one session's verification.
@@ -59,29 +146,39 @@ public struct TraceVerification: Sendable {
         @exclusivity(unchecked) var problems: [String] = []
         @exclusivity(unchecked) var count = 0
         @exclusivity(unchecked) var previous: Int64?
-        @exclusivity(unchecked) var firstGap: Int64?
+        @exclusivity(unchecked) var firstGap: ClosedRange<Int64>?
         @exclusivity(unchecked) var lastKind: Int64?
         @exclusivity(unchecked) var posted = IDSet(), added = IDSet()
         @exclusivity(unchecked) var danglingPosts = 0, danglingObservers = 0, unknownKinds = 0
+        /// Values whose stored type is wrong, and ids naming no string or payload, by column.
+        @exclusivity(unchecked) var wrongTypes = [Damage](repeating: Damage(), count: Column.allCases.count)
+        @exclusivity(unchecked) var missing = [Damage](repeating: Damage(), count: Column.allCases.count)
+        let known: KnownIDs
         let postedKind = Int64(EventKind.posted.rawValue), addedKind = Int64(EventKind.observerAdded.rawValue)
         let deliveredKind = Int64(EventKind.delivered.rawValue), skippedKind = Int64(EventKind.skipped.rawValue)
 
+        init(known: KnownIDs) { self.known = known }
+
         func apply(_ row: WalkRow) {
-            let seq = row.int64(0), kind = row.int64(1)
+            let seq = row.int64(Column.seq.rawValue), kind = row.int64(Column.kind.rawValue)
+            checkColumns(row, seq: seq)
             if count == 0, seq != 0 {
                 problems.append("first event is seq \(seq), not 0 (the session start)")
             }
-            if let previous, firstGap == nil, seq != previous &+ 1 { firstGap = seq }
+            if let previous, firstGap == nil, seq != previous &+ 1 {
+                // Rows come in key order, so a later one has a greater seq unless its seq is not an integer.
+                firstGap = seq > previous ? previous + 1...seq - 1 : previous + 1...previous + 1
+            }
             previous = seq
             count += 1
             lastKind = kind
             switch kind {
             case postedKind:
-                if let post = row.id(2) { posted.insert(post) }
+                if let post = row.id(Column.post.rawValue) { posted.insert(post) }
             case addedKind:
-                if let observer = row.id(3) { added.insert(observer) }
+                if let observer = row.id(Column.observer.rawValue) { added.insert(observer) }
             case deliveredKind, skippedKind:
-                let post = row.id(2), observer = row.id(3)
+                let post = row.id(Column.post.rawValue), observer = row.id(Column.observer.rawValue)
                 if !(post.map { posted.contains($0) } ?? false) {
                     danglingPosts += 1
                     if danglingPosts <= listedProblems {
@@ -102,21 +199,72 @@ public struct TraceVerification: Sendable {
                 }
             }
         }
+
+        /// Each column's stored type, and each id that names a string or a payload.
+        @inline(__always)
+        private func checkColumns(_ row: WalkRow, seq: Int64) {
+            for column in 0..<Column.allCases.count {
+                let value = row.argv[column]
+                let type = sqlite3_value_type(value)
+                if type == SQLITE_INTEGER {
+                    guard column >= Column.strings.lowerBound else { continue }
+                    let id = UInt64(bitPattern: sqlite3_value_int64(value))
+                    let found = column == Column.payload.rawValue ? known.payloads.contains(id) : known.strings.contains(id)
+                    if !found { note(&missing[column], seq: seq, value: String(Int64(bitPattern: id))) }
+                } else if type != SQLITE_NULL || column < Column.requiredCount {
+                    note(&wrongTypes[column], seq: seq, value: Self.typeName(type))
+                }
+            }
+        }
+
+        private func note(_ damage: inout Damage, seq: Int64, value: @autoclosure () -> String) {
+            if damage.count == 0 { damage.firstSeq = seq; damage.firstValue = value() }
+            damage.count += 1
+        }
+
+        static func typeName(_ type: Int32) -> String {
+            switch type {
+            case SQLITE_NULL: "NULL"
+            case SQLITE_FLOAT: "a real"
+            case SQLITE_TEXT: "text"
+            case SQLITE_BLOB: "a blob"
+            default: "an integer"
+            }
+        }
+
+        /// One line for each column with damage of one kind.
+        var columnProblems: [String] {
+            var lines: [String] = []
+            for column in Column.allCases {
+                let name = column.sql(schemaVersion: Int.max)
+                let wrong = wrongTypes[column.rawValue]
+                if wrong.count > 0 {
+                    lines.append("column \(name): \(wrong.count) value(s) not an integer (first at seq \(wrong.firstSeq): \(wrong.firstValue))")
+                }
+                let absent = missing[column.rawValue]
+                if absent.count > 0 {
+                    let table = column == .payload ? "payload" : "string"
+                    lines.append("column \(name): \(absent.count) id(s) naming no \(table) (first at seq \(absent.firstSeq): id \(absent.firstValue))")
+                }
+            }
+            return lines
+        }
     }
 
-    private static func verify(_ reader: TraceReader, session: SessionSummary) throws -> SessionReport {
+    private static func verify(_ reader: TraceReader, session: SessionSummary, known: KnownIDs) throws -> SessionReport {
         let statement = try reader.db.prepare(scanSQL(reader, session: session.id))
         try statement.bind([.integer(session.id)])
-        let fold = Fold()
+        let fold = Fold(known: known)
         do {
             try reader.walk.run(statement, body: { row in fold.apply(row); return false }, row: {})
         } catch let error as TraceStoreError {
             throw TraceReader.damaged(reader.path, error)
         }
-        var problems = fold.problems
+        var problems = fold.problems + fold.columnProblems
         if fold.count == 0 { problems.append("no events") }
-        if let firstGap = fold.firstGap, let previous = fold.previous {
-            problems.append("sequence gap: \(fold.count) events but seq runs to \(previous); first gap before seq \(firstGap)")
+        if let gap = fold.firstGap, let previous = fold.previous {
+            let missing = gap.count == 1 ? "seq \(gap.lowerBound) missing" : "seq \(gap.lowerBound)…\(gap.upperBound) missing"
+            problems.append("sequence gap: \(fold.count) events but seq runs to \(previous); first gap: \(missing)")
         }
         for (number, what) in [(fold.danglingPosts, "deliveries of posts never posted"),
                                (fold.danglingObservers, "deliveries to observers never added"),

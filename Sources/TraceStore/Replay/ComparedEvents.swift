@@ -467,40 +467,36 @@ extension StatementEventRow: ComparedRow {
     var payloadText: String? { bytes(.payload).map(PayloadText.string) }
 }
 
-/// A payload column's bytes read as ``EventCursor`` reads them into a ``RecordedEvent`` (through
-/// `String(cString:)`): up to the first NUL, invalid UTF-8 repaired.
+/// A payload column's bytes read as ``EventCursor`` reads them into a ``RecordedEvent`` (by
+/// length, ``Statement/text(_:)``): every byte, a NUL included, invalid UTF-8 repaired.
 enum PayloadText {
-    /// Appends the text of `bytes` (nothing for NULL). ASCII without a NUL, what a recorder
-    /// writes, is copied as it is.
+    /// Appends the text of `bytes` (nothing for NULL). ASCII, what a recorder writes, is copied as it is.
     static func append(_ bytes: UnsafeBufferPointer<UInt8>?, to out: inout [UInt8]) {
         guard let bytes else { return }
-        if isPlainASCII(bytes) {
+        if isASCII(bytes) {
             out.append(contentsOf: bytes)
         } else {
-            out.append(string(bytes))
+            out.append(contentsOf: string(bytes).utf8)
         }
     }
 
     /// The text of `bytes`.
     static func string(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
-        let end = bytes.firstIndex(of: 0) ?? bytes.endIndex
-        return String(decoding: UnsafeBufferPointer(rebasing: bytes[..<end]), as: UTF8.self)
+        String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Whether every byte is ASCII and none is NUL: then the bytes are the text's UTF-8.
-    private static func isPlainASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    /// Whether every byte is ASCII: then the bytes are the text's UTF-8.
+    private static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         var index = 0
         let count = bytes.count
-        // Eight bytes at a time: no byte with its high bit set, and none zero.
+        // Eight bytes at a time: no byte with its high bit set.
         let raw = UnsafeRawBufferPointer(bytes)
         while index + 8 <= count {
-            let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-            let high: UInt64 = 0x8080_8080_8080_8080, low: UInt64 = 0x0101_0101_0101_0101
-            if word & high != 0 || (word &- low) & ~word & high != 0 { return false }
+            if raw.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 != 0 { return false }
             index += 8
         }
         while index < count {
-            if bytes[index] == 0 || bytes[index] >= 0x80 { return false }
+            if bytes[index] >= 0x80 { return false }
             index += 1
         }
         return true

@@ -82,11 +82,13 @@ public enum TraceReplayer {
     /// Both sides are read as streams, in step: memory does not grow with the trace.
     package static func capture(trace: String, output: String?, name: String, scenario: String?, expected: TraceReader, session: Int64,
                                 ignoringLifecycle: Bool = false, _ body: (Bus, ManualClock) throws -> (failure: String?, system: Any)) throws -> ReplayReport {
-        let path = output ?? FileManager.default.temporaryDirectory
-            .appendingPathComponent("notifybus-replay-\(UUID().uuidString).trace").path
         // The output is replaced: it must not be the recording the replay compares against.
         if let output, TraceFiles.isSameFile(output, trace) {
             throw TraceStoreError(.invalidArgument, "\(output) is the trace being replayed; give another --output")
+        }
+        // A link is followed; a directory, device or pipe is refused (a trace needs a regular file).
+        let path = if let output { try TraceFiles.traceOutput(output, inputs: [trace]) } else {
+            FileManager.default.temporaryDirectory.appendingPathComponent("notifybus-replay-\(UUID().uuidString).trace").path
         }
         TraceFiles.remove(at: path)
         defer { if output == nil { TraceFiles.remove(at: path) } }

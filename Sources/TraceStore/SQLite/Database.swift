@@ -210,7 +210,17 @@ package final class Statement {
         case .null: code = sqlite3_bind_null(handle, index)
         case .integer(let value): code = sqlite3_bind_int64(handle, index, value)
         case .real(let value): code = sqlite3_bind_double(handle, index, value)
-        case .text(let value): code = sqlite3_bind_text(handle, index, value, -1, transientDestructor)
+        case .text(let value):
+            // By length, not as a C string: a NUL inside the text is kept, not an end.
+            var value = value
+            code = value.withUTF8 { bytes in
+                guard let base = bytes.baseAddress, !bytes.isEmpty else {
+                    return sqlite3_bind_text(handle, index, "", 0, transientDestructor)
+                }
+                return UnsafeRawPointer(base).withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                    sqlite3_bind_text(handle, index, $0, Int32(bytes.count), transientDestructor)
+                }
+            }
         case .blob(let bytes):
             code = bytes.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), transientDestructor) }
         }
@@ -241,7 +251,8 @@ package final class Statement {
     package func optionalInt64(_ index: Int) -> Int64? { isNull(index) ? nil : int64(index) }
     package func text(_ index: Int) -> String? {
         guard let pointer = sqlite3_column_text(handle, Int32(index)) else { return nil }
-        return String(cString: pointer)
+        // By length: a NUL stored inside the text is part of it.
+        return String(decoding: UnsafeBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(handle, Int32(index)))), as: UTF8.self)
     }
 
     /// The column as a typed value.

@@ -43,6 +43,7 @@ extension TraceCtl {
         var output: String?
 
         func run() throws {
+            if let output { try checkOutputPath(output, inputs: [trace]) }
             let reader = try openTrace(trace)
             let timeline = try reportingErrors {
                 try TraceStore.Timeline.build(reader, session: try reader.session(session).id, window: window.window)
@@ -58,7 +59,7 @@ extension TraceCtl {
                 out.flush()
                 return
             }
-            try writeThroughPartialFile(output, what: "the export", render)
+            try writeOutputFile(output, what: "the export", inputs: [trace], render)
         }
     }
 }

@@ -89,6 +89,7 @@ extension TraceCtl {
         var rules: [RuleArgument] = []
 
         func run() throws {
+            if let writeBaseline { try checkOutputPath(writeBaseline, inputs: [trace]) }
             let reader = try openTrace(trace)
             let accepted = try loadBaseline()
             let (session, findings) = try reportingErrors {
@@ -100,12 +101,10 @@ extension TraceCtl {
                                     minSeverity: minSeverity.severity)
             if let writeBaseline {
                 let fingerprints = Array(Set(report.findings.map(\.fingerprint))).sorted()
-                let text = JSON.array(fingerprints.map(JSON.string)).rendered + "\n"
-                do {
-                    try text.write(toFile: writeBaseline, atomically: true, encoding: .utf8)
-                } catch {
-                    diagnose("\(writeBaseline): cannot write the baseline (\(error.localizedDescription))")
-                    throw Exit.cannotCreate
+                // The baseline read by --baseline may be the one written: it was read whole above.
+                try writeOutputFile(writeBaseline, what: "the baseline", inputs: [trace]) { out in
+                    JSON.array(fingerprints.map(JSON.string)).render(to: out)
+                    out.endLine()
                 }
             }
             let out = Output()

@@ -29,8 +29,12 @@ extension TraceCtl {
             let data = try readInput(scenario)
             let url = URL(fileURLWithPath: scenario)
             let path = output ?? url.deletingPathExtension().lastPathComponent + ".trace"
+            let target = try reportingErrors { try TraceFiles.traceOutput(path, inputs: [scenario]) }
+            // Interrupted (Ctrl-C, kill), the run leaves no partial file behind either.
+            let interrupts = RemovingOnInterrupt(ScenarioRecording.partialPath(of: target))
+            defer { interrupts.cancel() }
             let summary = try reportingErrors {
-                try ScenarioRecording.record(scenario: data, file: url.lastPathComponent, to: path)
+                try ScenarioRecording.record(scenario: data, file: url.lastPathComponent, to: path, input: scenario)
             }
             print("recorded '\(summary.scenarioName)': \(summary.events) events, session \(summary.sessionID) -> \(summary.path)")
         }

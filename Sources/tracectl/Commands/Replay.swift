@@ -37,6 +37,10 @@ extension TraceCtl {
         var output: String?
 
         func run() throws {
+            if let output {
+                // Neither input may be replaced by the replay's trace.
+                _ = try reportingErrors { try TraceFiles.traceOutput(output, inputs: [options.trace] + (scenario.map { [$0] } ?? [])) }
+            }
             let reader = try openTrace(options.trace)
             let session = try reportingErrors { try reader.session(options.session) }
             var data: Data?

@@ -36,14 +36,15 @@ extension TraceCtl {
         var output: String?
 
         func run() throws {
+            let path = output ?? URL(fileURLWithPath: trace).deletingPathExtension().appendingPathExtension("html").path
+            try checkOutputPath(path, inputs: [trace])
             let reader = try openTrace(trace)
             let timeline = try reportingErrors {
                 try TraceStore.Timeline.build(reader, session: try reader.session(session).id, window: window.window)
             }
             if let note = timeline.emptyWindowNote { diagnose("note: " + note) }
-            let path = output ?? URL(fileURLWithPath: trace).deletingPathExtension().appendingPathExtension("html").path
             let report = LeakReport(trace: trace, session: timeline.session, findings: [], baseline: [])
-            try writeThroughPartialFile(path, what: "the timeline") { out in
+            try writeOutputFile(path, what: "the timeline", inputs: [trace]) { out in
                 TimelinePage.write(title: timeline.title, to: out) { data in
                     TimelineData(timeline: timeline, trace: trace, describe: report.describe).render(to: data)
                 }

@@ -4,7 +4,7 @@ import TraceStore
 extension TraceCtl {
     struct Verify: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Check a trace: schema, integrity, sequence continuity, deliveries that refer to real posts and observers.",
+            abstract: "Check a trace: schema, integrity, sequence continuity, deliveries that refer to real posts and observers, ids that name real strings and payloads, column types, events of no session.",
             discussion: """
                 One streaming pass per session, which reads every event row (damage there is reported), and SQLite's \
                 quick_check of the other tables; --thorough runs SQLite's integrity_check of the whole file instead, \
@@ -33,6 +33,7 @@ extension TraceCtl {
                 out.line(JSON.object([
                     ("valid", .bool(result.isValid)), ("schemaVersion", .int(Int64(result.schemaVersion))),
                     ("integrity", .string(result.integrity)),
+                    ("problems", .array(result.problems.map(JSON.string))),
                     ("sessions", .array(result.sessions.map { report in
                         .object([("id", .int(report.session.id)), ("name", .string(report.session.name)),
                                  ("events", .int(Int64(report.rowCount))),
@@ -44,6 +45,7 @@ extension TraceCtl {
             case .text:
                 let style = Style.current
                 out.line("schema version \(result.schemaVersion), integrity \(result.integrity)")
+                for problem in result.problems { out.line(style.red(problem)) }
                 for report in result.sessions {
                     let ended = if report.session.endedCleanly {
                         "ended cleanly"

@@ -87,7 +87,17 @@ extension TraceCtl {
         } catch {
             exit(withError: Exit.report(error))
         }
+        // What went through `print` is in stdio's buffer until now: a failure to write it is reported, not lost.
+        if fflush(nil) != 0 {
+            exitWritingFailed("cannot write standard output (\(String(cString: strerror(errno))))")
+        }
     }
+}
+
+/// Ends the process with 74 (`EX_IOERR`) after one line: writing an output failed part way.
+func exitWritingFailed(_ message: String) -> Never {
+    diagnose(message)
+    exit(Exit.ioError.rawValue)
 }
 
 /// Prints one line to standard error.

@@ -18,12 +18,21 @@ final class Output {
     private let capacity = 1 << 17
     /// When the buffer is written out: at the end of a line past this many bytes.
     private static let flushThreshold = 1 << 16
-    private let handle: FileHandle
+    private let descriptor: Int32
     private let owner = OwningThread()
+    /// What happens when a write fails: see ``init(_:failure:)``.
+    private let failure: (_ reason: String) -> Never
 
     /// Buffers writes to `handle`, standard output by default.
-    init(_ handle: FileHandle = .standardOutput) {
-        self.handle = handle
+    ///
+    /// - Parameter failure: Called with the system's reason when a write fails (a full disk, an
+    ///   I/O error); by default one line on stderr and exit 74. A closed pipe (`| head`) ends the
+    ///   process by `SIGPIPE` before any write returns, as it does for other tools.
+    init(_ handle: FileHandle = .standardOutput, failure: ((_ reason: String) -> Never)? = nil) {
+        descriptor = handle.fileDescriptor
+        self.failure = failure ?? { reason in
+            exitWritingFailed("cannot write standard output (\(reason))")
+        }
         buffer = .allocate(capacity: capacity)
         digitPairs = .allocate(capacity: 200)
         for value in 0..<100 {
@@ -57,8 +66,23 @@ final class Output {
     func flush() {
         owner.check("Output")
         guard count > 0 else { return }
-        handle.write(Data(bytesNoCopy: buffer, count: count, deallocator: .none))
+        writeAll(UnsafeBufferPointer(start: buffer, count: count))
         count = 0
+    }
+
+    /// Writes `bytes` to the descriptor, all of them, or calls ``failure``.
+    private func writeAll(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard var next = bytes.baseAddress else { return }
+        var left = bytes.count
+        while left > 0 {
+            let written = Glibc.write(descriptor, next, left)
+            if written < 0 {
+                if errno == EINTR { continue }
+                failure(String(cString: strerror(errno)))
+            }
+            next += written
+            left -= written
+        }
     }
 
     /// Room for `n` more bytes; `false` when they cannot fit even in an empty buffer.
@@ -77,7 +101,7 @@ final class Output {
         guard !bytes.isEmpty, let base = bytes.baseAddress else { return }
         guard reserve(bytes.count) else {
             flush()
-            handle.write(Data(bytes))
+            writeAll(bytes)
             return
         }
         if bytes.count <= 16 {
