@@ -61,6 +61,22 @@ import Testing
         #expect(screen.stdout.contains("  keyboardWillShow  owner Login  ["), "\(screen.stdout)")
     }
 
+    /// What `leaks --help` and README say of `--write-baseline`: it writes the findings at or above
+    /// `--min-severity`, and exits 0 whatever was found; JSON lists the same findings.
+    @Test func writeBaselineKeepsWhatMinSeverityKeepsAndExitsZero() throws {
+        let dir = try Scratch()
+        let trace = repositoryFile("Tests/Fixtures/demo.trace").path, baseline = dir.file("baseline.json")
+        let written = try tracectl("leaks", trace, "--min-severity", "error", "--write-baseline", baseline)
+        #expect(written.status == 0, "\(written.stderr)")
+        let report = try #require(try json(try tracectl("leaks", trace, "--min-severity", "error", "--format", "json").stdout) as? [String: Any])
+        let leaks = try #require(report["leaks"] as? [[String: Any]])
+        #expect(!leaks.isEmpty && leaks.allSatisfy { $0["severity"] as? String == "error" })
+        #expect((report["summary"] as? [String: Any])?["hidden"] as? Int ?? 0 > 0)
+        let fingerprints = try #require(try json(String(decoding: Data(contentsOf: URL(fileURLWithPath: baseline)), as: UTF8.self)) as? [String])
+        #expect(Set(fingerprints) == Set(leaks.compactMap { $0["fingerprint"] as? String }))
+        #expect(try tracectl("leaks", trace, "--min-severity", "error").status == 1)
+    }
+
     @Test func seed004TimingYieldsNoFinding() throws {
         let dir = try Scratch()
         let trace = dir.file("fixed.trace")
