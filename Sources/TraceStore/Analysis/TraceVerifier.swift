@@ -27,7 +27,7 @@ public struct TraceVerification: Sendable {
     public static let listedProblems = 5
 
     /// The columns the pass reads, in the order it hands them to the fold: the three that
-    /// cannot be NULL first, the ids that name a string, then the payload.
+    /// cannot be NULL first, then the object ids, the ids that name a string, and the payload.
     enum Column: Int, CaseIterable {
         case seq, kind, time, post, observer, owner, parent, sender, message, detail, note, callsite, handler, payload
 
@@ -41,7 +41,7 @@ public struct TraceVerification: Sendable {
         }
 
         /// The columns whose schema says NOT NULL: an integer in every row.
-        static let requiredCount = 3
+        static let requiredCount = Column.time.rawValue + 1
         /// The columns holding a `strings.id`.
         static let strings: ClosedRange<Int> = Column.message.rawValue...Column.handler.rawValue
     }
@@ -81,8 +81,9 @@ public struct TraceVerification: Sendable {
     ///
     /// One pass per session over its rows in `seq` order (the primary key: no index
     /// needed, so a killed trace verifies as fast as a finished one), keeping the posted
-    /// and added ids as ranges, and checking each column's stored type and each id that
-    /// names a string or a payload. Reading every row also reads every page of the `events`
+    /// and added ids as ranges, and checking the stored type of each column the row's kind has
+    /// (a delivery's post and observer, a post's six, every column of the other kinds) and each
+    /// id that names a string or a payload. Reading every row also reads every page of the `events`
     /// table, so damage there is an error; the other tables get SQLite's `quick_check`.
     /// Events whose session has no row in `sessions` are found by a search of the primary key
     /// per distinct session, and counted with one range scan of each such session.
