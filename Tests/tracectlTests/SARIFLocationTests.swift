@@ -52,4 +52,21 @@ import Testing
         #expect(text?.contains("#fileID") == true, "\(String(describing: text))")
         #expect(text?.contains("tracectl record ran in") == true)
     }
+
+    /// A baseline does not depend on the folder a scenario was recorded from: the fingerprints of
+    /// `Examples/x.json` are those of `x.json`, as every trace recorded before named it.
+    @Test func fingerprintsDoNotDependOnTheScenariosFolder() throws {
+        let dir = try Scratch()
+        func fingerprints(_ scenario: String, in directory: String) throws -> [String] {
+            let log = try sarifLog(recording: scenario, in: directory, dir)
+            let run = try #require((log["runs"] as? [[String: Any]])?.first)
+            return (run["results"] as? [[String: Any]] ?? []).compactMap {
+                ($0["partialFingerprints"] as? [String: Any])?.values.first as? String
+            }.sorted()
+        }
+        let fromRoot = try fingerprints("Examples/seed000-keyboard-leak.json", in: root)
+        let fromExamples = try fingerprints("seed000-keyboard-leak.json", in: root + "/Examples")
+        #expect(!fromRoot.isEmpty)
+        #expect(fromRoot == fromExamples)
+    }
 }

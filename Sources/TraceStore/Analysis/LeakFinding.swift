@@ -85,9 +85,16 @@ public struct LeakFinding: Sendable, Hashable {
 
     /// The fingerprint of a rule, message, owner type and call site: FNV-1a, 64 bits, hex.
     ///
-    /// Stable across runs and machines, unlike Swift's seeded `Hasher`.
+    /// Stable across runs and machines, unlike Swift's seeded `Hasher`, and across the folder a
+    /// scenario was recorded from: a scenario's call site counts by its file name
+    /// (`Examples/login.json: screens…` as `login.json: screens…`, as traces recorded it before
+    /// `record` kept the relative path for SARIF), so baselines written before stay valid.
     public static func fingerprint(rule: LeakRule, message: String?, ownerType: String?, callSite: String) -> String {
-        stableHash([rule.rawValue, message ?? "*", ownerType ?? "-", callSite])
+        let site = switch CallSiteLocation(callSite) {
+        case .scenario(let file, let path): "\(file.split(separator: "/").last.map(String.init) ?? file): \(path)"
+        case .source, .unknown: callSite
+        }
+        return stableHash([rule.rawValue, message ?? "*", ownerType ?? "-", site])
     }
 
     /// FNV-1a over the parts joined by a unit separator, 64 bits, hex.
