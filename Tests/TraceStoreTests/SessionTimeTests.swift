@@ -8,16 +8,7 @@ import NotifyBus
 @Suite struct SessionTimeTests {
     /// Records a session on `clock`: an observer, `posts` posts a second apart, then the end.
     func record(at path: String, clock: ManualClock, posts: Int = 3) throws -> TraceRecorder {
-        let recorder = try TraceRecorder(path: path, session: SessionInfo(name: "times", app: "tests"))
-        let bus = Bus(sink: recorder, clock: clock.traceClock)
-        let screen = Owner("Login")
-        let token = bus.observe(Ping.self, owner: screen) { _ in }
-        for n in 0..<posts {
-            clock.advance(bySeconds: 1)
-            bus.post(Ping(n: n))
-        }
-        bus.remove(token)
-        return recorder
+        try recordOpenSample(at: path, name: "times", posts: posts, clock: clock, step: 1)
     }
 
     func events(_ path: String) throws -> [RecordedEvent] {
