@@ -58,11 +58,16 @@ binary() {
 # coverage; -sanitize-coverage adds what libFuzzer reads (inline counters, PC table,
 # comparison tracing).
 mkdir -p "$work"
-echo "fuzz.sh: building the fuzz targets" >&2
-if ! (cd "$package" && nice -n 10 swift build --scratch-path "$work/build" \
+build_targets() {
+    (cd "$package" && nice -n 10 swift build --scratch-path "$work/build" \
         --sanitize=fuzzer --sanitize=address \
         -Xswiftc -sanitize-coverage=edge,inline-8bit-counters,pc-table,trace-cmp) \
-        > "$work/build.log" 2>&1; then
+        > "$work/build.log" 2>&1
+}
+echo "fuzz.sh: building the fuzz targets" >&2
+# SwiftPM's cached build of the path dependency can miss a source file added to it since
+# ("cannot find 'X' in scope"): one clean rebuild before calling it a failure.
+if ! build_targets && ! { echo "fuzz.sh: build failed; once more from clean" >&2; rm -rf "$work/build"; build_targets; }; then
     grep -v 'Cannot export local symbol' "$work/build.log" | tail -40 >&2
     echo "fuzz.sh: build failed (log: $work/build.log)" >&2
     exit 2
