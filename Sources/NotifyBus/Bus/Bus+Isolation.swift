@@ -163,7 +163,8 @@ final class MainActorQueue: Sendable {
         var scheduled = false
     }
 
-    private let pending = Mutex(Pending())
+    // `Locked`, not `Mutex`: ThreadSanitizer sees a pthread mutex and not `Mutex`'s futex (Locked.swift).
+    private let pending = Locked(Pending())
 
     /// Queues `job`, scheduling a drain on the main actor unless one is due.
     func append(_ job: Job) {

@@ -377,7 +377,7 @@ public final class RecordedObservation: NSObject, TraceLabeled, @unchecked Senda
     let message: String?
     nonisolated(unsafe) let object: Any?
     weak let bus: Bus?
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private struct State {
         var observerID: UInt64 = 0
@@ -441,7 +441,7 @@ final class TypedRegistration: Sendable {
     func accepts(subject: AnyObject?) -> Bool {
         !hasSubject || (subject != nil && subjectRef.object === subject)
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     private struct State {
         var pending: [UInt64] = []

@@ -37,6 +37,8 @@ extension TraceCtl {
             }
             let style = Style.current
             let out = Output()
+            // Written out here, in the command, not when `out` is released: a failed write exits from here.
+            defer { out.flush() }
             out.line(style.bold("Recorded the demo session") + " ('\(summary.scenarioName)', \(summary.events) events) to \(path)")
             out.line()
             let reader = try openTrace(path)

@@ -55,6 +55,8 @@ extension TraceCtl {
         func run() throws {
             let reader = try openTrace(options.trace)
             let out = Output()
+            // Written out here, in the command, not when `out` is released: a failed write exits from here.
+            defer { out.flush() }
             try reportingErrors {
                 let session = try reader.session(options.session)
                 let filter = EventFilter(kinds: kinds.isEmpty ? nil : kinds.map(\.kind), message: message, owner: owner,

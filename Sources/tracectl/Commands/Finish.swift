@@ -28,6 +28,8 @@ extension TraceCtl {
             let alreadyCrashed = sessions.filter { $0.crashedAt != nil }.map(\.id)
             let outcome = try reportingErrors { try TraceFinisher.finish(path: options.trace) }
             let out = Output()
+            // Written out here, in the command, not when `out` is released: a failed write exits from here.
+            defer { out.flush() }
             switch options.format {
             case .json:
                 out.line(JSON.object([

@@ -30,6 +30,8 @@ extension TraceCtl {
                 return try reader.state(session: session.id, at: at)
             }
             let out = Output()
+            // Written out here, in the command, not when `out` is released: a failed write exits from here.
+            defer { out.flush() }
             let live = state.liveObservers
             switch options.format {
             case .json:

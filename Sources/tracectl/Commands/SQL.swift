@@ -31,6 +31,8 @@ extension TraceCtl {
         func run() throws {
             let reader = try openTrace(trace)
             let out = Output()
+            // Written out here, in the command, not when `out` is released: a failed write exits from here.
+            defer { out.flush() }
             var names: [String] = []
             var first = true
             try reportingErrors {

@@ -19,6 +19,8 @@ extension TraceCtl {
             let reader = try openTrace(trace)
             let sessions = try reportingErrors { try reader.sessions() }
             let out = Output()
+            // Written out here, in the command, not when `out` is released: a failed write exits from here.
+            defer { out.flush() }
             switch format {
             case .json:
                 out.line(JSON.array(sessions.map { session in

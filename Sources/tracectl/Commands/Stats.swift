@@ -21,6 +21,8 @@ extension TraceCtl {
                 try TraceStats.compute(reader, session: try reader.session(options.session).id)
             }
             let out = Output()
+            // Written out here, in the command, not when `out` is released: a failed write exits from here.
+            defer { out.flush() }
             switch options.format {
             case .json:
                 out.line(JSON.object([

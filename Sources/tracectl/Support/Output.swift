@@ -42,6 +42,8 @@ final class Output {
     }
 
     deinit {
+        // Commands flush before they return (a failed write exits 74 from there, not from a
+        // deinit); this only catches what is left.
         flush()
         buffer.deallocate()
         digitPairs.deallocate()
