@@ -10,6 +10,7 @@ public struct NotifyBusError: Error, Sendable, Equatable, CustomStringConvertibl
     /// What is wrong.
     public var message: String
 
+    /// An error saying `message`, at `path` in a scenario file when there is one.
     public init(_ message: String, path: String? = nil) {
         self.message = message
         self.path = path
@@ -20,5 +21,6 @@ public struct NotifyBusError: Error, Sendable, Equatable, CustomStringConvertibl
         NotifyBusError(message, path: self.path.map { "\(path).\($0)" } ?? path)
     }
 
+    /// `path: message`, or the message alone.
     public var description: String { path.map { "\($0): \(message)" } ?? message }
 }

@@ -22,12 +22,16 @@ public struct NamedMessage: BusMessage, Hashable {
     /// Its `userInfo`, as JSON.
     public var payload: JSONValue
 
+    /// A notification named `name`, its `userInfo` `payload`.
     public init(name: String, payload: JSONValue = .null) {
         self.name = name
         self.payload = payload
     }
 
+    /// The type's name. Observers of named messages are found by each message's own
+    /// ``messageName``, never by this: observe them with `observe(named:)`.
     public static var name: String { "NamedMessage" }
+    /// The notification's name: what observers of named messages are matched by.
     public var messageName: String { name }
 }
 
@@ -51,14 +55,22 @@ public enum JSONValue: Sendable, Hashable, Codable, ExpressibleByStringLiteral, 
         self = .number(number)
     }
 
+    /// A string literal.
     public init(stringLiteral value: String) { self = .string(value) }
+    /// An integer literal, as a JSON number.
     public init(integerLiteral value: Int) { self = .number(Double(value)) }
+    /// A number literal. A NaN or an infinity, which no literal spells but a direct call can
+    /// pass, becomes 0 (use ``init(number:)`` to refuse it instead).
     public init(floatLiteral value: Double) { self = .number(value.isFinite ? value : 0) }
+    /// `true` or `false`.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
+    /// An array literal.
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    /// A dictionary literal; of two equal keys, the last counts.
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
         self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
     }
+    /// `nil`, as JSON's `null`.
     public init(nilLiteral: ()) { self = .null }
 
     /// The value at `key` of an object; `nil` for other values and missing keys.

@@ -48,15 +48,25 @@ public enum InterfaceOrientation: Int, Codable, Sendable, CaseIterable {
 
 /// The orientations a screen supports: UIKit's `UIInterfaceOrientationMask`.
 public struct InterfaceOrientationMask: OptionSet, Codable, Hashable, Sendable {
+    /// A bit for each ``InterfaceOrientation``, at its raw value, as UIKit's masks are.
     public let rawValue: UInt
+    /// The mask with these bits.
     public init(rawValue: UInt) { self.rawValue = rawValue }
 
+    /// Upright.
     public static let portrait = InterfaceOrientationMask(rawValue: 1 << 1)
+    /// Upside down (iPhones with a notch or Dynamic Island do not support it).
     public static let portraitUpsideDown = InterfaceOrientationMask(rawValue: 1 << 2)
+    /// The interface's `landscapeLeft`, bit 4: UIKit numbers it as the device's `landscapeRight`,
+    /// because the interface turns the other way from the device.
     public static let landscapeLeft = InterfaceOrientationMask(rawValue: 1 << 4)
+    /// The interface's `landscapeRight`, bit 3 (the device's `landscapeLeft`).
     public static let landscapeRight = InterfaceOrientationMask(rawValue: 1 << 3)
+    /// Both landscapes.
     public static let landscape: InterfaceOrientationMask = [.landscapeLeft, .landscapeRight]
+    /// Every orientation but upside down: UIKit's default for a phone.
     public static let allButUpsideDown: InterfaceOrientationMask = [.portrait, .landscapeLeft, .landscapeRight]
+    /// Every orientation: UIKit's default for a pad.
     public static let all: InterfaceOrientationMask = [.portrait, .portraitUpsideDown, .landscapeLeft, .landscapeRight]
 
     /// The mask that contains only `orientation`.
@@ -77,9 +87,13 @@ public struct InterfaceOrientationMask: OptionSet, Codable, Hashable, Sendable {
 /// the device only when the visible screen supports that orientation).
 public struct OrientationDidChange: MainActorMessage, Equatable {
     public static let name = "orientationDidChange"
+    /// How the device is held now.
     public var device: DeviceOrientation
+    /// The orientation the interface shows after the turn (unchanged when the visible screen
+    /// does not support the device's).
     public var interface: InterfaceOrientation
 
+    /// A turn to `device` that left the interface in `interface`.
     public init(device: DeviceOrientation, interface: InterfaceOrientation) {
         self.device = device
         self.interface = interface

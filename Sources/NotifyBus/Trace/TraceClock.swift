@@ -41,6 +41,7 @@ public struct TraceClock: Sendable {
 public final class ManualClock: Sendable {
     private let nanoseconds = Atomic<UInt64>(0)
 
+    /// A clock that reads `start` nanoseconds until it is advanced.
     public init(start: UInt64 = 0) {
         nanoseconds.store(start, ordering: .relaxed)
     }

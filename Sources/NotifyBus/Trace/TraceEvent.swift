@@ -12,6 +12,7 @@ public struct TraceEvent: Sendable {
     /// What happened.
     public var kind: Kind
 
+    /// The event at `seq`, `time` nanoseconds after the bus's clock origin.
     public init(seq: UInt64, time: UInt64, kind: Kind) {
         self.seq = seq
         self.time = time
@@ -64,9 +65,13 @@ public struct TraceEvent: Sendable {
 
 /// Where `observe` was called: `#fileID` and `#line`, or a path into a scenario file.
 public struct CallSite: Hashable, Sendable, CustomStringConvertible {
+    /// `#fileID` (`Module/File.swift`), or a scenario file's name and the path of the
+    /// observer in it.
     public var file: String
+    /// `#line`; 0 for a path into a scenario file.
     public var line: Int
 
+    /// The call site `file`:`line`.
     public init(file: String, line: Int) {
         self.file = file
         self.line = line

@@ -13,8 +13,10 @@ public protocol TraceSink: Sendable {
 public final class MemoryTraceSink: TraceSink {
     private let storage = Locked<[TraceEvent]>([])
 
+    /// An empty sink.
     public init() {}
 
+    /// Keeps `event`, after those recorded before it; any thread may call it.
     public func record(_ event: TraceEvent) {
         storage.withLock { $0.append(event) }
     }
