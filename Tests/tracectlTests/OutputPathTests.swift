@@ -121,11 +121,18 @@ import Testing
         return path
     }
 
-    /// Starts `record` of the long scenario into `out.trace` and returns once its partial file exists.
-    static func startRecording(_ scenario: String, in dir: TemporaryDirectory) throws -> Process {
+    /// Starts `record` of the long scenario into `out.trace` and returns once its partial file
+    /// exists; with `ignoringHangUp`, from a shell that ignores SIGHUP, as `nohup` does.
+    static func startRecording(_ scenario: String, in dir: TemporaryDirectory, ignoringHangUp: Bool = false) throws -> Process {
         let process = Process()
-        process.executableURL = productsDirectory().appendingPathComponent("tracectl")
-        process.arguments = ["record", scenario, "-o", dir.file("out.trace")]
+        let tracectl = productsDirectory().appendingPathComponent("tracectl").path
+        if ignoringHangUp {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "trap '' HUP; exec \"$0\" record \"$1\" -o \"$2\"", tracectl, scenario, dir.file("out.trace")]
+        } else {
+            process.executableURL = URL(fileURLWithPath: tracectl)
+            process.arguments = ["record", scenario, "-o", dir.file("out.trace")]
+        }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -155,6 +162,18 @@ import Testing
             #expect(try Self.partials(in: dir) == [], "signal \(number)")
             #expect(!FileManager.default.fileExists(atPath: dir.file("out.trace")))
         }
+    }
+
+    /// A hang-up the caller ignores (`nohup`) is still ignored: the recording finishes.
+    @Test func anIgnoredHangUpStaysIgnored() throws {
+        let dir = try TemporaryDirectory()
+        let process = try Self.startRecording(try Self.longScenario(in: dir), in: dir, ignoringHangUp: true)
+        try #require(process.isRunning, "the recording ended before the hang-up")
+        kill(process.processIdentifier, SIGHUP)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+        #expect(try tracectl("verify", dir.file("out.trace")).status == 0)
+        #expect(try Self.partials(in: dir) == [])
     }
 
     @Test func aKilledRecordsPartialFilesGoWithTheNextRecording() throws {

@@ -64,11 +64,16 @@ func writeOutputFile(_ path: String, what: String, inputs: [String], _ body: (Ou
 final class RemovingOnInterrupt {
     private static let signals = [SIGINT, SIGTERM, SIGHUP]
     private var sources: [any DispatchSourceSignal] = []
+    /// The signals taken over, each with the action it had before.
+    private var taken: [(number: Int32, previous: __sighandler_t?)] = []
 
     init(_ partial: String) {
         for number in Self.signals {
             // Handled on a queue, not in the signal handler: removing files is then safe.
-            signal(number, SIG_IGN)
+            let previous = signal(number, SIG_IGN)
+            // A signal the caller ignores stays ignored (`nohup tracectl record …`).
+            if Self.isIgnore(previous) { continue }
+            taken.append((number, previous))
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
                 TraceFiles.remove(at: partial)
@@ -86,9 +91,13 @@ final class RemovingOnInterrupt {
         }
     }
 
+    private static func isIgnore(_ handler: __sighandler_t?) -> Bool {
+        unsafeBitCast(handler, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self)
+    }
+
     /// Signals act as before again.
     func cancel() {
         for source in sources { source.cancel() }
-        for number in Self.signals { signal(number, SIG_DFL) }
+        for (number, previous) in taken { signal(number, previous) }
     }
 }
