@@ -107,4 +107,19 @@ import NotifyBus
     private func firstSeq(_ condition: String) throws -> Int64? {
         try Database(path: fixture("demo"), mode: .readOnly).scalar("SELECT min(seq) FROM events WHERE \(condition)")
     }
+
+    /// Sequence numbers at the ends of the integers: a gap from the smallest, and a row after the
+    /// largest whose seq is text (it sorts after every integer), are reported, not a trap.
+    @Test func gapsAtTheEndsOfTheIntegersAreReported() throws {
+        let fromMinimum = try verifyDamaged("UPDATE events SET seq = -9223372036854775808 WHERE seq = 0")
+        #expect(problems(fromMinimum).contains { $0.hasSuffix("first gap: seq -9223372036854775807…0 missing") },
+                "\(problems(fromMinimum))")
+        let afterMaximum = try verifyDamaged("""
+            DELETE FROM events WHERE seq > 0; UPDATE events SET seq = 9223372036854775807 WHERE seq = 0;
+            INSERT INTO events(session, seq, time_ns, kind) VALUES (1, 'abc', 0, \(EventKind.delivered.rawValue));
+            """)
+        #expect(problems(afterMaximum).contains {
+            $0.hasSuffix("first gap: the row after seq 9223372036854775807 does not follow it (its seq is not an integer)")
+        }, "\(problems(afterMaximum))")
+    }
 }

@@ -160,6 +160,14 @@ public struct TraceVerification: Sendable {
         return problems
     }
 
+    /// The first break in a session's sequence numbers.
+    enum Gap {
+        /// These numbers are missing (never empty).
+        case missing(ClosedRange<Int64>)
+        /// The row after `after` has a number that is not greater (it is not an integer).
+        case outOfOrder(after: Int64)
+    }
+
     /// Damage of one kind in one column: how often, and where first.
     private struct Damage {
         var count = 0
@@ -174,7 +182,7 @@ public struct TraceVerification: Sendable {
         @exclusivity(unchecked) var problems: [String] = []
         @exclusivity(unchecked) var count = 0
         @exclusivity(unchecked) var previous: Int64?
-        @exclusivity(unchecked) var firstGap: ClosedRange<Int64>?
+        @exclusivity(unchecked) var firstGap: Gap?
         @exclusivity(unchecked) var lastKind: Int64?
         @exclusivity(unchecked) var posted = IDSet(), added = IDSet()
         @exclusivity(unchecked) var danglingPosts = 0, danglingObservers = 0, unknownKinds = 0
@@ -198,8 +206,9 @@ public struct TraceVerification: Sendable {
                 problems.append("first event is seq \(seq), not 0 (the session start)")
             }
             if let previous, firstGap == nil, seq != previous &+ 1 {
-                // Rows come in key order, so a later one has a greater seq unless its seq is not an integer.
-                firstGap = seq > previous ? previous + 1...seq - 1 : previous + 1...previous + 1
+                // Rows come in key order, so a later one has a greater seq unless its seq is not an
+                // integer. Greater and not next, it is at least two past `previous`: no overflow.
+                firstGap = seq > previous ? .missing(previous + 1...seq - 1) : .outOfOrder(after: previous)
             }
             previous = seq
             count += 1
@@ -325,7 +334,11 @@ public struct TraceVerification: Sendable {
         var problems = fold.problems + fold.columnProblems
         if fold.count == 0 { problems.append("no events") }
         if let gap = fold.firstGap, let previous = fold.previous {
-            let missing = gap.count == 1 ? "seq \(gap.lowerBound) missing" : "seq \(gap.lowerBound)…\(gap.upperBound) missing"
+            let missing = switch gap {
+            case .missing(let seqs): seqs.lowerBound == seqs.upperBound ? "seq \(seqs.lowerBound) missing"
+                : "seq \(seqs.lowerBound)…\(seqs.upperBound) missing"
+            case .outOfOrder(let after): "the row after seq \(after) does not follow it (its seq is not an integer)"
+            }
             problems.append("sequence gap: \(fold.count) events but seq runs to \(previous); first gap: \(missing)")
         }
         for (number, what) in [(fold.danglingPosts, "deliveries of posts never posted"),
