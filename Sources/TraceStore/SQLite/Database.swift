@@ -218,11 +218,12 @@ package final class Statement {
                     return sqlite3_bind_text(handle, index, "", 0, transientDestructor)
                 }
                 return UnsafeRawPointer(base).withMemoryRebound(to: CChar.self, capacity: bytes.count) {
-                    sqlite3_bind_text(handle, index, $0, Int32(bytes.count), transientDestructor)
+                    // 64-bit length: text past 2 GiB is SQLite's "too big", not a trap converting its length.
+                    sqlite3_bind_text64(handle, index, $0, sqlite3_uint64(bytes.count), transientDestructor, UInt8(SQLITE_UTF8))
                 }
             }
         case .blob(let bytes):
-            code = bytes.withUnsafeBytes { sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), transientDestructor) }
+            code = bytes.withUnsafeBytes { sqlite3_bind_blob64(handle, index, $0.baseAddress, sqlite3_uint64($0.count), transientDestructor) }
         }
         try database.check(code, sql: sql)
     }
