@@ -38,8 +38,8 @@ public enum ScenarioRecording {
                               startedAt: Date = Date()) throws -> Summary {
         let scenario = try Scenario.parse(data)
         let target = try TraceFiles.traceOutput(path, inputs: input.map { [$0] } ?? [])
-        let temporary = partialPath(of: target)
-        removeAbandonedPartials(of: target)
+        let temporary = TraceFiles.partialPath(of: target)
+        TraceFiles.removeAbandonedPartials(of: target)
         TraceFiles.remove(at: temporary)
         var finished = false
         defer { if !finished { TraceFiles.remove(at: temporary) } }
@@ -67,29 +67,5 @@ public enum ScenarioRecording {
         finished = true
         return Summary(path: path, sessionID: recorder.sessionID, scenarioName: scenario.name,
                        events: recorder.counts.recorded + 2)
-    }
-
-    /// The temporary file a recording into `target` (a path ``TraceFiles/traceOutput(_:inputs:)``
-    /// gave) writes before it is moved into place: beside it, named for this process.
-    public static func partialPath(of target: String) -> String {
-        target + partialSuffix + String(ProcessInfo.processInfo.processIdentifier)
-    }
-
-    private static let partialSuffix = ".partial-"
-
-    /// Removes the partial files (and their SQLite side files) that recordings into `target` left
-    /// when they were killed: those named for a process that no longer runs.
-    static func removeAbandonedPartials(of target: String) {
-        let directory = (target as NSString).deletingLastPathComponent
-        let prefix = (target as NSString).lastPathComponent + partialSuffix
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.isEmpty ? "." : directory) else { return }
-        for name in names where name.hasPrefix(prefix) {
-            let rest = name.dropFirst(prefix.count)
-            let digits = rest.prefix { $0.isASCII && $0.isNumber }
-            guard let pid = pid_t(digits), pid > 0, pid != ProcessInfo.processInfo.processIdentifier,
-                  ([""] + TraceFiles.sideSuffixes).contains(String(rest.dropFirst(digits.count))),
-                  kill(pid, 0) != 0 && errno == ESRCH else { continue }
-            unlink(directory.isEmpty ? name : (directory as NSString).appendingPathComponent(name))
-        }
     }
 }

@@ -176,6 +176,22 @@ import Testing
         #expect(try Self.partials(in: dir) == [])
     }
 
+    /// A page's partial file left by a killed run (its process gone) goes with the next run
+    /// writing that page; one of a process still running stays.
+    @Test func aKilledRunsPartialPageGoesWithTheNextRun() throws {
+        let (dir, trace, _) = try Self.workspace()
+        let gone = Process()
+        gone.executableURL = URL(fileURLWithPath: "/bin/true")
+        try gone.run()
+        gone.waitUntilExit()
+        let abandoned = dir.file("page.html.partial-\(gone.processIdentifier)")
+        let ours = dir.file("page.html.partial-1")   // pid 1 always runs
+        for path in [abandoned, ours] { try Data("half".utf8).write(to: URL(fileURLWithPath: path)) }
+        #expect(try tracectl("timeline", trace, "-o", dir.file("page.html")).status == 0)
+        #expect(!FileManager.default.fileExists(atPath: abandoned))
+        #expect(FileManager.default.fileExists(atPath: ours))
+    }
+
     @Test func aKilledRecordsPartialFilesGoWithTheNextRecording() throws {
         let dir = try TemporaryDirectory()
         let process = try Self.startRecording(try Self.longScenario(in: dir), in: dir)

@@ -63,6 +63,30 @@ package enum TraceFiles {
         }
     }
 
+    /// The temporary file an output into `target` (a path ``output(_:inputs:)`` gave) is written
+    /// to before it is moved into place: beside it, named for this process.
+    package static func partialPath(of target: String) -> String {
+        target + partialSuffix + String(ProcessInfo.processInfo.processIdentifier)
+    }
+
+    private static let partialSuffix = ".partial-"
+
+    /// Removes the partial files (and their SQLite side files) that runs writing `target` left
+    /// when they were killed: those named for a process that no longer runs.
+    package static func removeAbandonedPartials(of target: String) {
+        let directory = (target as NSString).deletingLastPathComponent
+        let prefix = (target as NSString).lastPathComponent + partialSuffix
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.isEmpty ? "." : directory) else { return }
+        for name in names where name.hasPrefix(prefix) {
+            let rest = name.dropFirst(prefix.count)
+            let digits = rest.prefix { $0.isASCII && $0.isNumber }
+            guard let pid = pid_t(digits), pid > 0, pid != ProcessInfo.processInfo.processIdentifier,
+                  ([""] + sideSuffixes).contains(String(rest.dropFirst(digits.count))),
+                  kill(pid, 0) != 0 && errno == ESRCH else { continue }
+            unlink(directory.isEmpty ? name : (directory as NSString).appendingPathComponent(name))
+        }
+    }
+
     /// `path` with symbolic links followed to the name they end at, which may not exist yet (a
     /// dangling link names the file to create); `path` itself when it is no link (or a loop).
     static func resolvingLinks(_ path: String) -> String {

@@ -31,7 +31,7 @@ extension TraceCtl {
             let path = output ?? url.deletingPathExtension().lastPathComponent + ".trace"
             let target = try reportingErrors { try TraceFiles.traceOutput(path, inputs: [scenario]) }
             // Interrupted (Ctrl-C, kill), the run leaves no partial file behind either.
-            let interrupts = RemovingOnInterrupt(ScenarioRecording.partialPath(of: target))
+            let interrupts = RemovingOnInterrupt(TraceFiles.partialPath(of: target))
             defer { interrupts.cancel() }
             let summary = try reportingErrors {
                 try ScenarioRecording.record(scenario: data, file: Self.callSiteFile(scenario), to: path, input: scenario)

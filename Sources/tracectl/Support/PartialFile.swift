@@ -1,6 +1,12 @@
 import Foundation
 import TraceStore
 
+/// Refuses an output path that ``writeOutputFile(_:what:inputs:_:)`` would refuse, before a command
+/// does its work: an input, or a directory.
+func checkOutputPath(_ path: String, inputs: [String]) throws {
+    _ = try reportingErrors { try TraceFiles.output(path, inputs: inputs) }
+}
+
 /// Writes an output file (a page, a document, a baseline) through `body`.
 ///
 /// A regular file is written into a partial file beside it and moved into place when complete: a
@@ -15,12 +21,6 @@ import TraceStore
 /// - Throws: ``Exit/usage`` (64) for an output that is an input, ``Exit/cannotCreate`` (73) when
 ///   the file cannot be made or moved; a write that fails exits 74 after one line, leaving no
 ///   partial file.
-/// Refuses an output path that ``writeOutputFile(_:what:inputs:_:)`` would refuse, before a command
-/// does its work: an input, or a directory.
-func checkOutputPath(_ path: String, inputs: [String]) throws {
-    _ = try reportingErrors { try TraceFiles.output(path, inputs: inputs) }
-}
-
 func writeOutputFile(_ path: String, what: String, inputs: [String], _ body: (Output) -> Void) throws {
     let destination = try reportingErrors { try TraceFiles.output(path, inputs: inputs) }
     switch destination {
@@ -36,7 +36,11 @@ func writeOutputFile(_ path: String, what: String, inputs: [String], _ body: (Ou
         out.flush()
         try? handle.close()
     case .replace(let target):
-        let partial = target + ".partial-\(ProcessInfo.processInfo.processIdentifier)"
+        let partial = TraceFiles.partialPath(of: target)
+        TraceFiles.removeAbandonedPartials(of: target)
+        // Interrupted, the run leaves no partial file behind, as `record` does not either.
+        let interrupts = RemovingOnInterrupt(partial)
+        defer { interrupts.cancel() }
         guard FileManager.default.createFile(atPath: partial, contents: nil),
               let handle = FileHandle(forWritingAtPath: partial) else {
             diagnose("\(path): cannot write \(what) (cannot create \(partial))")
@@ -58,9 +62,9 @@ func writeOutputFile(_ path: String, what: String, inputs: [String], _ body: (Ou
     }
 }
 
-/// While it lives, SIGINT, SIGTERM and SIGHUP remove a partial trace (and its SQLite side files)
-/// before the process ends as the signal would have ended it. A SIGKILL cannot be caught: the
-/// next recording into the same file removes what it left (``ScenarioRecording``).
+/// While it lives, SIGINT, SIGTERM and SIGHUP remove a partial output (and a trace's SQLite side
+/// files) before the process ends as the signal would have ended it. A SIGKILL cannot be caught:
+/// the next run writing the same file removes what it left (``TraceFiles/removeAbandonedPartials(of:)``).
 final class RemovingOnInterrupt {
     private static let signals = [SIGINT, SIGTERM, SIGHUP]
     private var sources: [any DispatchSourceSignal] = []
