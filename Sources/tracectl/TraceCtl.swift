@@ -20,6 +20,7 @@ struct TraceCtl: ParsableCommand {
               73  an output file cannot be created
               74  I/O error
               75  the trace is locked by another process: try again
+              78  a companion executable (tracectl-scan, tracectl-fleet) is not installed
             """,
         version: "0.1.0",
         subcommands: [

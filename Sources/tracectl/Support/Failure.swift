@@ -26,6 +26,9 @@ enum Exit {
     static let ioError = ExitCode(74)
     /// 75 (`EX_TEMPFAIL`): another process holds the trace locked; try again later.
     static let busy = ExitCode(75)
+    /// 78 (`EX_CONFIG`): the companion executable a subcommand runs (`tracectl-scan`, `tracectl-fleet`)
+    /// is not installed beside `tracectl` or on `PATH` (``Companion``).
+    static let companionMissing = ExitCode(78)
 
     /// The exit code for a library error.
     static func code(for error: TraceStoreError) -> ExitCode {
