@@ -26,10 +26,42 @@ enum Message: Int, CaseIterable, Sendable, CustomStringConvertible {
 /// The owners a sequence uses, made before it starts; the sequence may let go of them.
 let ownerCount = 4
 
-/// An object that owns observers.
+/// An object that owns observers, and may clean up in its `deinit`.
 final class ModelOwner: TraceLabeled, Sendable {
     let traceLabel: String
+    let onDeinit = DeinitHook()
     init(_ prefix: String = "", _ index: Int) { traceLabel = "\(prefix)owner\(index)" }
+    deinit { onDeinit.run(self) }
+}
+
+/// What an owner does in its `deinit`: set by the test before it lets go of the owner.
+final class DeinitHook: @unchecked Sendable {
+    // @unchecked: `action` is set by the thread that owns the owner, before it lets go of
+    // it, and read by the deinit, which runs after (on that thread, or on the thread
+    // whose removal of a `strong` block released the owner, after that removal).
+    private var action: (@Sendable (AnyObject) -> Void)?
+    func set(_ action: @escaping @Sendable (AnyObject) -> Void) { self.action = action }
+    func run(_ owner: AnyObject) { action?(owner) }
+}
+
+/// What an owner's `deinit` removes, as real code does there (NOTIFICATIONCENTER.md).
+enum Cleanup: Int, CaseIterable, Sendable, CustomStringConvertible {
+    case nothing
+    /// `removeObserver(self)`: its selector observers.
+    case removeObserverSelf
+    /// `removeAll(owner: self)`: every observer it owns.
+    case removeAll
+    /// `remove(Ping.self, owner: self)`: its observers of one message.
+    case removePing
+
+    var description: String {
+        switch self {
+        case .nothing: "nothing"
+        case .removeObserverSelf: "removeObserver(self)"
+        case .removeAll: "removeAll(owner: self)"
+        case .removePing: "remove(Ping, owner: self)"
+        }
+    }
 }
 
 /// One step of a sequence. Indices into lists (tokens, blocks) are taken modulo the
@@ -52,8 +84,8 @@ enum BusOp: Sendable, Equatable, CustomStringConvertible {
     /// `remove(M.self, owner:)`.
     case removeMessage(owner: Int, message: Message)
     case post(Message, sender: Int?)
-    /// The test drops its reference to the owner.
-    case releaseOwner(Int)
+    /// The test drops its reference to the owner, which cleans up in its deinit.
+    case releaseOwner(Int, cleanup: Cleanup)
     /// `sweepReleasedOwners()`.
     case sweep
 
@@ -77,7 +109,7 @@ enum BusOp: Sendable, Equatable, CustomStringConvertible {
         case 9: self = .removeAll(owner: take(ownerCount))
         case 10: self = .removeMessage(owner: take(ownerCount), message: message)
         case 11, 12, 13: self = .post(message, sender: take(3) == 0 ? take(ownerCount) : nil)
-        case 14: self = .releaseOwner(take(ownerCount))
+        case 14: self = .releaseOwner(take(ownerCount), cleanup: Cleanup(rawValue: take(4))!)
         default: self = .sweep
         }
     }
@@ -94,7 +126,7 @@ enum BusOp: Sendable, Equatable, CustomStringConvertible {
         case .removeAll(let owner): "removeAll(owner: \(owner))"
         case .removeMessage(let owner, let message): "remove(\(message), owner: \(owner))"
         case .post(let message, let sender): "post(\(message), sender: \(sender.map(String.init) ?? "-"))"
-        case .releaseOwner(let owner): "releaseOwner(\(owner))"
+        case .releaseOwner(let owner, let cleanup): "releaseOwner(\(owner), deinit: \(cleanup))"
         case .sweep: "sweep"
         }
     }
@@ -167,6 +199,8 @@ struct BusModel {
         var owner: Int?
         /// `nil` for an observer of every message.
         var message: Message?
+        /// The bus it was added on.
+        var bus: Int
         var active = true
     }
 
@@ -175,10 +209,15 @@ struct BusModel {
         var id: UInt64?
         var heldByTest = true
         var reportedGone = false
-        var reportedRetained = false
+        /// The buses whose sweep reported it kept alive by their `strong` blocks alone.
+        var reportedRetained: Set<Int> = []
+        var cleanup = Cleanup.nothing
+        var deinitialized = false
     }
 
     let semantics: SelectorSemantics
+    /// The buses recording into the one sink: ids, owners and `seq` are the session's.
+    let buses: Int
     private(set) var events: [ModelEvent] = []
     private(set) var deliveries: [Delivery] = []
     private(set) var observers: [Observer] = []
@@ -189,7 +228,10 @@ struct BusModel {
     private var nextOwnerID: UInt64 = 1
     private var postCounter: UInt64 = 0
 
-    init(semantics: SelectorSemantics) { self.semantics = semantics }
+    init(semantics: SelectorSemantics, buses: Int = 1) {
+        self.semantics = semantics
+        self.buses = buses
+    }
 
     var activeCount: Int { observers.filter(\.active).count }
 
@@ -209,10 +251,11 @@ struct BusModel {
         return id
     }
 
-    private mutating func add(step: Int, kind: ObserverKind, capture: BlockCapture?, owner: Int?, message: Message?) -> UInt64 {
+    private mutating func add(step: Int, kind: ObserverKind, capture: BlockCapture?, owner: Int?, message: Message?,
+                              bus: Int) -> UInt64 {
         let id = UInt64(observers.count + 1)
         let ownerID = owner.map { register($0) }
-        observers.append(Observer(id: id, step: step, kind: kind, capture: capture, owner: owner, message: message))
+        observers.append(Observer(id: id, step: step, kind: kind, capture: capture, owner: owner, message: message, bus: bus))
         events.append(.added(observer: id, message: message?.name, owner: ownerID, sender: nil,
                              callSite: CallSite(file: "step", line: step), kind: kind, capture: capture,
                              handler: kind == .selector ? "handle\(message!.name):" : nil))
@@ -226,22 +269,68 @@ struct BusModel {
         observers[index].active = false
         events.append(.removed(observer: id, message: observer.message?.name, owner: observer.owner.flatMap { owners[$0].id },
                                reason: reason, callSite: callSite))
+        // A `strong` block was the last thing keeping its owner: the owner's deinit runs now.
+        if observer.capture == .strong, let owner = observer.owner { deinitializeIfFree(owner) }
     }
 
-    /// Applies a step; returns `false` when it does not apply (an owner the test let go of,
-    /// a token when there is none), in which case the test skips it too.
-    mutating func apply(_ op: BusOp, step: Int) -> Bool {
+    /// Runs `owner`'s deinit, and its cleanup on every bus in order, once nothing keeps it.
+    private mutating func deinitializeIfFree(_ owner: Int) {
+        guard !isAlive(owner), !owners[owner].deinitialized else { return }
+        owners[owner].deinitialized = true
+        let callSite = CallSite(file: "deinit", line: owner)
+        for bus in 0..<buses {
+            switch owners[owner].cleanup {
+            case .nothing: break
+            case .removeObserverSelf: removeSelectors(owner: owner, message: nil, bus: bus, callSite: callSite)
+            case .removeAll: removeAll(owner: owner, bus: bus, callSite: callSite)
+            case .removePing: removeMessage(owner: owner, message: .ping, bus: bus, callSite: callSite)
+            }
+        }
+    }
+
+    private mutating func removeSelectors(owner: Int, message: Message?, bus: Int, callSite: CallSite) {
+        let ownerID = register(owner)
+        let reason: RemovalReason = message == nil ? .ownerSelectors : .explicit
+        let matching = observers.filter {
+            $0.active && $0.bus == bus && $0.owner == owner && $0.kind == .selector && (message == nil || $0.message == message)
+        }
+        if matching.isEmpty {
+            events.append(.removed(observer: nil, message: message?.name, owner: ownerID, reason: reason, callSite: callSite))
+        }
+        for observer in matching { remove(observer.id, reason: reason, callSite: callSite, reportMissing: false) }
+    }
+
+    private mutating func removeAll(owner: Int, bus: Int, callSite: CallSite) {
+        guard owners[owner].id != nil else { return }  // never seen: nothing to remove, nothing recorded
+        for observer in observers where observer.active && observer.bus == bus && observer.owner == owner {
+            remove(observer.id, reason: .ownerRemoved, callSite: callSite, reportMissing: false)
+        }
+    }
+
+    private mutating func removeMessage(owner: Int, message: Message, bus: Int, callSite: CallSite) {
+        let ownerID = register(owner)
+        let matching = observers.filter { $0.active && $0.bus == bus && $0.owner == owner && $0.message == message }
+        if matching.isEmpty {
+            events.append(.removed(observer: nil, message: message.name, owner: ownerID, reason: .explicit, callSite: callSite))
+        }
+        for observer in matching { remove(observer.id, reason: .explicit, callSite: callSite, reportMissing: false) }
+    }
+
+    /// Applies a step on bus `bus` (tokens and block observations go to the bus that made
+    /// them); returns `false` when it does not apply (an owner the test let go of, a token
+    /// when there is none), in which case the test skips it too.
+    mutating func apply(_ op: BusOp, step: Int, bus: Int = 0) -> Bool {
         let callSite = CallSite(file: "step", line: step)
         switch op {
         case .observe(let owner, let message):
             if let owner, !isHeld(owner) { return false }
-            tokens.append(add(step: step, kind: .token, capture: nil, owner: owner, message: message))
+            tokens.append(add(step: step, kind: .token, capture: nil, owner: owner, message: message, bus: bus))
         case .block(let owner, let message, let capture):
             guard isHeld(owner) else { return false }
-            blocks.append(add(step: step, kind: .block, capture: capture, owner: owner, message: message))
+            blocks.append(add(step: step, kind: .block, capture: capture, owner: owner, message: message, bus: bus))
         case .selector(let owner, let message):
             guard isHeld(owner) else { return false }
-            _ = add(step: step, kind: .selector, capture: nil, owner: owner, message: message)
+            _ = add(step: step, kind: .selector, capture: nil, owner: owner, message: message, bus: bus)
         case .removeToken(let index):
             guard !tokens.isEmpty else { return false }
             remove(tokens[index % tokens.count], reason: .explicit, callSite: callSite, reportMissing: true)
@@ -254,47 +343,33 @@ struct BusModel {
             remove(blocks[index % blocks.count], reason: .explicit, callSite: callSite, reportMissing: true)
         case .removeSelectors(let owner, let message):
             guard isHeld(owner) else { return false }
-            let ownerID = register(owner)
-            let reason: RemovalReason = message == nil ? .ownerSelectors : .explicit
-            let matching = observers.filter {
-                $0.active && $0.owner == owner && $0.kind == .selector && (message == nil || $0.message == message)
-            }
-            if matching.isEmpty {
-                events.append(.removed(observer: nil, message: message?.name, owner: ownerID, reason: reason, callSite: callSite))
-            }
-            for observer in matching { remove(observer.id, reason: reason, callSite: callSite, reportMissing: false) }
+            removeSelectors(owner: owner, message: message, bus: bus, callSite: callSite)
         case .removeAll(let owner):
             guard isHeld(owner) else { return false }
-            guard owners[owner].id != nil else { break }  // never seen: nothing to remove, nothing recorded
-            for observer in observers where observer.active && observer.owner == owner {
-                remove(observer.id, reason: .ownerRemoved, callSite: callSite, reportMissing: false)
-            }
+            removeAll(owner: owner, bus: bus, callSite: callSite)
         case .removeMessage(let owner, let message):
             guard isHeld(owner) else { return false }
-            let ownerID = register(owner)
-            let matching = observers.filter { $0.active && $0.owner == owner && $0.message == message }
-            if matching.isEmpty {
-                events.append(.removed(observer: nil, message: message.name, owner: ownerID, reason: .explicit, callSite: callSite))
-            }
-            for observer in matching { remove(observer.id, reason: .explicit, callSite: callSite, reportMissing: false) }
+            removeMessage(owner: owner, message: message, bus: bus, callSite: callSite)
         case .post(let message, let sender):
             if let sender, !isHeld(sender) { return false }
-            post(message, sender: sender, step: step)
-        case .releaseOwner(let owner):
+            post(message, sender: sender, step: step, bus: bus)
+        case .releaseOwner(let owner, let cleanup):
             guard isHeld(owner) else { return false }
             owners[owner].heldByTest = false
+            owners[owner].cleanup = cleanup
+            deinitializeIfFree(owner)
         case .sweep:
-            sweep()
+            sweep(bus: bus)
         }
         return true
     }
 
-    private mutating func post(_ message: Message, sender: Int?, step: Int) {
+    private mutating func post(_ message: Message, sender: Int?, step: Int, bus: Int) {
         let senderID = sender.map { register($0) }
         postCounter += 1
         let post = postCounter
         events.append(.posted(post: post, message: message.name, sender: senderID, parent: nil, origin: .app))
-        let snapshot = observers.filter { $0.active && ($0.message == nil || $0.message == message) }
+        let snapshot = observers.filter { $0.active && $0.bus == bus && ($0.message == nil || $0.message == message) }
         for observer in snapshot {
             guard let owner = observer.owner, !isAlive(owner) else {
                 events.append(.delivered(post: post, observer: observer.id))
@@ -321,11 +396,13 @@ struct BusModel {
         }
     }
 
-    private mutating func sweep() {
+    private mutating func sweep(bus: Int) {
         let seen = owners.indices.filter { owners[$0].id != nil }.sorted { owners[$0].id! < owners[$1].id! }
-        for owner in seen where !owners[owner].heldByTest && !owners[owner].reportedRetained {
-            guard let holder = observers.first(where: { $0.active && $0.owner == owner && $0.capture == .strong }) else { continue }
-            owners[owner].reportedRetained = true
+        for owner in seen where !owners[owner].heldByTest && !owners[owner].reportedRetained.contains(bus) {
+            // Kept alive by this bus's `strong` blocks alone: another bus's would hold it too.
+            let strong = observers.filter { $0.active && $0.owner == owner && $0.capture == .strong }
+            guard let holder = strong.first, strong.allSatisfy({ $0.bus == bus }) else { continue }
+            owners[owner].reportedRetained.insert(bus)
             events.append(.released(owner: owners[owner].id!, retainedBy: holder.id))
         }
         for owner in seen where !isAlive(owner) && !owners[owner].reportedGone {
