@@ -10,7 +10,7 @@ import Testing
         let session = try recordSample(at: path, posts: 5)
         let reader = try TraceReader(path: path)
         #expect(try reader.events(session: session, filter: EventFilter(kinds: [.delivered])).count == 5)
-        #expect(try reader.events(session: session, filter: EventFilter(message: "Ping")).count == 7)
+        #expect(try reader.events(session: session, filter: EventFilter(message: Ping.name)).count == 7)
         #expect(try reader.events(session: session, filter: EventFilter(owner: "Login")).map(\.kind)
                 == [.ownerRegistered, .observerAdded, .observerRemoved])
         #expect(try reader.events(session: session, filter: EventFilter(since: 3, until: 5)).map(\.seq) == [3, 4, 5])
@@ -27,7 +27,7 @@ import Testing
         let before = try reader.state(session: session, at: 1)
         #expect(before.liveObservers.isEmpty)
         let during = try reader.state(session: session, at: 5)
-        #expect(during.liveObservers.map(\.message) == ["Ping"])
+        #expect(during.liveObservers.map(\.message) == [Ping.name])
         #expect(during.label(of: during.liveObservers.first?.owner) == "Login")
         let after = try reader.state(session: session)
         #expect(after.liveObservers.isEmpty)
@@ -56,7 +56,7 @@ import Testing
         try reader.query("SELECT message, owner_label, added_seq, removed_seq, removal_reason FROM observers",
                          columns: { #expect($0 == ["message", "owner_label", "added_seq", "removed_seq", "removal_reason"]) },
                          row: { rows.append($0) })
-        #expect(rows == [[.text("Ping"), .text("Login"), .integer(2), .integer(7), .text("explicit")]])
+        #expect(rows == [[.text(Ping.name), .text("Login"), .integer(2), .integer(7), .text("explicit")]])
         var deliveries: [[SQLValue]] = []
         try reader.query("SELECT post, owner_label, outcome FROM deliveries ORDER BY seq", columns: { _ in },
                          row: { deliveries.append($0) })

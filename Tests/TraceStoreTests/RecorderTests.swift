@@ -17,7 +17,7 @@ import Testing
         ])
         #expect(events.map(\.seq) == Array(0...10).map(UInt64.init))
         let added = events[2]
-        #expect(added.message == "Ping")
+        #expect(added.message == "TraceStoreTests.Ping")
         #expect(added.callSite?.hasPrefix("TraceStoreTests/Support.swift:") == true)
         #expect(events[1].note == "Login")
         #expect(events[1].detail == "Owner")
@@ -42,9 +42,9 @@ import Testing
         var registry = MessageRegistry()
         let decoded = try registry.decode(name: posts[0].message!, json: posts[0].payload!)
         #expect(decoded as? KeyboardWillShow == sent)
-        #expect(throws: TraceStoreError.self) { try registry.decode(name: "Ping", json: posts[1].payload!) }
+        #expect(throws: TraceStoreError.self) { try registry.decode(name: Ping.name, json: posts[1].payload!) }
         registry.register(Ping.self)
-        #expect(try registry.decode(name: "Ping", json: posts[1].payload!) as? Ping == Ping(n: 9))
+        #expect(try registry.decode(name: Ping.name, json: posts[1].payload!) as? Ping == Ping(n: 9))
     }
 
     @Test func severalSessionsLiveInOneFile() throws {

@@ -80,8 +80,8 @@ final class KeyboardAvoider: TraceLabeled, @unchecked Sendable {
         let changed = try TraceReplayer.replay(trace: path, registry: registry) { bus in KeyboardAvoider(bus: bus, moves: false) }
         #expect(!changed.isEqual)
         #expect(changed.divergence?.inStimuli == false)
-        #expect(changed.missingReactions.map(\.text).contains { $0.hasPrefix("post FormMoved#1 reaction parent keyboardWillShow#1") })
-        #expect(changed.diffText.contains("− post FormMoved#1"))
+        #expect(changed.missingReactions.map(\.text).contains { $0.hasPrefix("post TraceStoreTests.KeyboardAvoider.FormMoved#1 reaction parent keyboardWillShow#1") })
+        #expect(changed.diffText.contains("− post TraceStoreTests.KeyboardAvoider.FormMoved#1"))
 
         #expect(throws: TraceAssert.Failure.self) {
             try TraceAssert.replays(path, registry: registry) { bus in KeyboardAvoider(bus: bus, moves: false) }
@@ -103,7 +103,7 @@ final class KeyboardAvoider: TraceLabeled, @unchecked Sendable {
         Bus(sink: recorder).post(Ping(n: 1), sender: nil, origin: .stimulus)
         try recorder.close()
         let stopped = try TraceReplayer.replay(trace: path) { _ in 0 }
-        #expect(stopped.replayError?.contains("no message type registered for 'Ping'") == true)
+        #expect(stopped.replayError?.contains("no message type registered for '\(Ping.name)'") == true)
         #expect(!stopped.isEqual)
     }
 

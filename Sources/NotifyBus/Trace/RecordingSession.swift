@@ -49,7 +49,7 @@ struct SessionState {
     var nextObserverID: UInt64 = 1
     var postCounter: UInt64 = 0
     var owners = OwnerRegistry()
-    var messages = MessageRegistry()
+    var messages = MessageNameRegistry()
 
     /// Numbers `kind` and hands it to the sink; nothing without an output.
     @inline(__always)

@@ -8,7 +8,7 @@
 /// their own string names, in a namespace of their own, and are not registered here.
 ///
 /// Pure data, used under its session's lock.
-struct MessageRegistry {
+struct MessageNameRegistry {
     /// The type registered under each name.
     private var types: [String: any BusMessage.Type] = [:]
     /// The name of each registered type.
