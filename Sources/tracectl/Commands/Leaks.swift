@@ -88,6 +88,9 @@ extension TraceCtl {
         @Option(name: .customLong("rule"), help: "Only this rule (repeatable).")
         var rules: [RuleArgument] = []
 
+        @Option(help: OffscreenMessagesArgument.help)
+        var offscreenMessages: OffscreenMessagesArgument?
+
         func run() throws {
             if let writeBaseline { try checkOutputPath(writeBaseline, inputs: [trace]) }
             let reader = try openTrace(trace)
@@ -95,7 +98,8 @@ extension TraceCtl {
             let (session, findings) = try reportingErrors {
                 let session = try reader.session(self.session)
                 let selected = rules.isEmpty ? Set(LeakRule.allCases) : Set(rules.map(\.rule))
-                return (session, try LeakAnalyzer.analyze(reader, session: session.id, rules: selected))
+                return (session, try LeakAnalyzer.analyze(reader, session: session.id, rules: selected,
+                                                          offscreenMessages: offscreenMessages?.messages ?? LeakAnalyzer.defaultOffscreenMessages))
             }
             let report = LeakReport(trace: trace, session: session, findings: findings, baseline: accepted,
                                     minSeverity: minSeverity.severity)
