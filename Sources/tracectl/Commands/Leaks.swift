@@ -126,6 +126,9 @@ extension TraceCtl {
         @Option(name: .customLong("rule"), help: "Only this rule (repeatable).")
         var rules: [RuleArgument] = []
 
+        @Option(help: OffscreenMessagesArgument.help)
+        var offscreenMessages: OffscreenMessagesArgument?
+
         func run() throws {
             if let writeBaseline { try checkOutputPath(writeBaseline, inputs: [trace]) }
             let reader = try openTrace(trace)
@@ -133,7 +136,9 @@ extension TraceCtl {
             let (session, findings, end) = try reportingErrors {
                 let session = try reader.session(self.session)
                 let selected = rules.isEmpty ? Set(LeakRule.allCases) : Set(rules.map(\.rule))
-                return (session, try LeakAnalyzer.analyze(reader, session: session.id, rules: selected), try reader.end(of: session))
+                return (session, try LeakAnalyzer.analyze(reader, session: session.id, rules: selected,
+                                                          offscreenMessages: offscreenMessages?.messages ?? LeakAnalyzer.defaultOffscreenMessages),
+                        try reader.end(of: session))
             }
             let report = LeakReport(trace: trace, session: session, findings: findings, baseline: accepted,
                                     minSeverity: minSeverity.severity)
