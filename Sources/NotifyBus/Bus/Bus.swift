@@ -473,7 +473,9 @@ public final class Bus: Sendable {
 
     /// Posts with an explicit origin; `nil` derives it (a reaction inside a
     /// delivery, the app otherwise).
-    package func post<M: BusMessage>(_ message: M, sender: AnyObject?, origin: PostOrigin?) {
+    /// - Returns: The post's id in the trace; 0 when not recording.
+    @discardableResult
+    package func post<M: BusMessage>(_ message: M, sender: AnyObject?, origin: PostOrigin?) -> UInt64 {
         let named = M.self == NamedMessage.self ? message.messageName : nil
         guard let recording else {
             let (typed, wildcards) = state.withLock { state in
@@ -484,7 +486,7 @@ public final class Bus: Sendable {
             } else {
                 merged(typed, wildcards) { deliver(message, to: $0, sender: sender, post: 0) }
             }
-            return
+            return 0
         }
         let senderRef = sender.map(ObjectRef.init)
         // The snapshot and the `posted` event are taken together, so that the trace
@@ -504,6 +506,7 @@ public final class Bus: Sendable {
         CurrentPost.with(bus: self, post: postID) {
             merged(typed, wildcards) { deliver(message, to: $0, sender: sender, post: postID) }
         }
+        return postID
     }
 
     /// Calls `body` with the observers of both lists in registration (id) order.
@@ -667,7 +670,7 @@ public final class Bus: Sendable {
     /// never calls it.
     /// - Returns: The observer's id in the trace.
     package func recordObserverAdded(message: String?, owner: AnyObject?, sender: AnyObject?, kind: ObserverKind,
-                                     callSite: CallSite) -> UInt64 {
+                                     handler: String? = nil, callSite: CallSite) -> UInt64 {
         let ownerRef = owner.map(ObjectRef.init), senderRef = sender.map(ObjectRef.init)
         defer { sweepOwnersIfDue() }
         return state.withLock { state in
@@ -675,7 +678,7 @@ public final class Bus: Sendable {
             let ownerID = ownerRef.map { registerOwner($0, in: &state) }
             let senderID = senderRef.map { registerOwner($0, in: &state) }
             recording?.emit(.observerAdded(observer: id, message: message, owner: ownerID, sender: senderID,
-                                           callSite: callSite, kind: kind), in: &state)
+                                           callSite: callSite, kind: kind, handler: handler), in: &state)
             return id
         }
     }
@@ -683,14 +686,14 @@ public final class Bus: Sendable {
     /// Records a post that another center delivers; a post recorded while a delivery
     /// of this bus's is running on the thread is its reaction.
     /// - Returns: The post's id in the trace.
-    package func recordPost(_ message: any BusMessage, sender: AnyObject?) -> UInt64 {
+    package func recordPost(_ message: any BusMessage, sender: AnyObject?, origin: PostOrigin? = nil) -> UInt64 {
         let senderRef = sender.map(ObjectRef.init)
         return state.withLock { state in
             let senderID = senderRef.map { registerOwner($0, in: &state) }
             let parent = CurrentPost.value(for: self)
             state.postCounter += 1
             recording?.emit(.posted(post: state.postCounter, message: message, sender: senderID, parent: parent,
-                                    origin: parent == nil ? .app : .reaction), in: &state)
+                                    origin: origin ?? (parent == nil ? .app : .reaction)), in: &state)
             return state.postCounter
         }
     }
