@@ -216,7 +216,7 @@ public final class RecordingNotificationCenter: Sendable {
         }
         for observation in held {
             bus.attach(observation, to: target)
-            bus.record(.observerRemoved(observer: nil, message: message ?? observation.message,
+            bus.record(.observerRemoved(observer: nil, message: name == nil ? nil : observation.message,
                                         owner: observation.ownerID, reason: reason, callSite: callSite))
         }
         if removed.isEmpty {
