@@ -26,7 +26,7 @@ extension TraceCtl {
         var output: String?
 
         func run() throws {
-            let data = try readInput(scenario)
+            let data = try readScenario(scenario)
             let url = URL(fileURLWithPath: scenario)
             let path = output ?? url.deletingPathExtension().lastPathComponent + ".trace"
             let target = try reportingErrors { try TraceFiles.traceOutput(path, inputs: [scenario]) }
