@@ -88,8 +88,11 @@ extension TraceCtl {
         @Option(name: .customLong("rule"), help: "Only this rule (repeatable).")
         var rules: [RuleArgument] = []
 
+        @OptionGroup var sourceRoot: SourceRootOptions
+
         func run() throws {
             if let writeBaseline { try checkOutputPath(writeBaseline, inputs: [trace]) }
+            let root = try sourceRoot.root(trace: trace)
             let reader = try openTrace(trace)
             let accepted = try loadBaseline()
             let (session, findings) = try reportingErrors {
@@ -110,7 +113,7 @@ extension TraceCtl {
             let out = Output()
             switch format {
             case .json: report.json.render(to: out); out.endLine()
-            case .sarif: report.sarif.render(to: out); out.endLine()
+            case .sarif: report.sarif(under: root).render(to: out); out.endLine()
             case .text: report.printText(to: out, style: .current)
             }
             out.flush()
