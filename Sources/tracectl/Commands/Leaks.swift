@@ -129,8 +129,11 @@ extension TraceCtl {
         @Option(help: OffscreenMessagesArgument.help)
         var offscreenMessages: OffscreenMessagesArgument?
 
+        @OptionGroup var sourceRoot: SourceRootOptions
+
         func run() throws {
             if let writeBaseline { try checkOutputPath(writeBaseline, inputs: [trace]) }
+            let root = try sourceRoot.root(trace: trace)
             let reader = try openTrace(trace)
             let accepted = try loadBaseline()
             let (session, findings, end) = try reportingErrors {
@@ -153,7 +156,7 @@ extension TraceCtl {
             let out = Output()
             switch format {
             case .json: report.json(end: end).render(to: out); out.endLine()
-            case .sarif: report.sarif(end: end).render(to: out); out.endLine()
+            case .sarif: report.sarif(under: root, end: end).render(to: out); out.endLine()
             case .text:
                 let style = Style.current
                 let cutShort = "session \(session.id) '\(session.name)' " + end.summary

@@ -32,7 +32,7 @@ extension TraceCtl {
         var replace = false
 
         func run() throws {
-            let data = try readInput(scenario)
+            let data = try readScenario(scenario)
             let url = URL(fileURLWithPath: scenario)
             let path = output ?? url.deletingPathExtension().lastPathComponent + ".trace"
             let target = try reportingErrors { try TraceFiles.traceOutput(path, inputs: [scenario]) }
