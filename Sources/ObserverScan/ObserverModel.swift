@@ -354,17 +354,42 @@ struct ObserverModel {
             }
         }
 
-        // Activity handlers: a selector registered for an app-activity name is a moment of its own (seed 000).
+        // Activity handlers (seed 000): a selector for an app-activity name added in viewWillAppear and
+        // removed by name or owner in viewWillDisappear is the model's activity plugin, and its handler a
+        // moment of its own. Elsewhere the plugin would not match the code: the handler is not followed.
         if role == .screen {
             var handled = Set<String>()
-            for reached in moments.values.flatMap({ $0 }) {
+            let appear = moments["viewWillAppear"] ?? [], disappear = moments["viewWillDisappear"] ?? []
+            for reached in appear {
                 guard case .register(let fact) = reached.fact, case .selector(let method) = fact.kind,
                       let moment = activityMoment(fact.name), handled.insert(method).inserted,
                       let (handler, decl) = find(method, labels: nil, in: decls) else { continue }
                 var expansion = Expansion()
                 expand(handler, holder: decl, chain: chain, conformed: conformed, via: [], into: &expansion, depth: 0)
+                guard !expansion.reached.isEmpty else { continue }
+                let removed = disappear.contains { removal in
+                    guard case .remove(let removalFact) = removal.fact else { return false }
+                    switch removalFact.target {
+                    case .owner: return true
+                    case .name(let name): return activityMoment(name) == moment
+                    default: return false
+                    }
+                }
+                guard removed else {
+                    hasUnresolved = true
+                    notes.append(ScanNote(location: fact.location, type: name,
+                                          text: "\(method)() handles \(moment) and registers or removes observers, but is not "
+                                              + "removed in viewWillDisappear: the model cannot follow that handler"))
+                    continue
+                }
                 visited.formUnion(expansion.visitedMethods)
-                if !expansion.reached.isEmpty { moments[moment, default: []] += expansion.reached }
+                moments[moment, default: []] += expansion.reached
+                // The plugin stands for the registration and its removal by name.
+                moments["viewWillAppear"]?.removeAll { $0 == reached }
+                moments["viewWillDisappear"]?.removeAll { removal in
+                    guard case .remove(let removalFact) = removal.fact, case .name(let name) = removalFact.target else { return false }
+                    return activityMoment(name) == moment
+                }
             }
         }
 

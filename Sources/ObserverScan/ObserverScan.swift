@@ -65,11 +65,31 @@ public enum ObserverScan {
             if outcome.modelled { report.modelled += 1 }
             if let failure = outcome.failure { throw ScanError(.internal, failure) }
         }
-        report.findings.sort { ($0.location, $0.rule.rawValue) < ($1.location, $1.rule.rawValue) }
+        report.findings = merged(report.findings)
         report.notes.sort { ($0.location, $0.text) < ($1.location, $1.text) }
         report.warnings.sort { ($0.path, $0.text) < ($1.path, $1.text) }
         report.traces = options.keepTraces
         return report
+    }
+
+    /// One finding per rule, line and notification: a base class's line found again in each subclass
+    /// is listed once, with the subclasses in ``ScanFinding/alsoIn``.
+    static func merged(_ findings: [ScanFinding]) -> [ScanFinding] {
+        var byKey: [ScanFinding.Key: ScanFinding] = [:]
+        var order: [ScanFinding.Key] = []
+        for finding in findings {
+            guard var existing = byKey[finding.key] else {
+                byKey[finding.key] = finding
+                order.append(finding.key)
+                continue
+            }
+            if finding.type != existing.type, !existing.alsoIn.contains(finding.type) { existing.alsoIn.append(finding.type) }
+            for journey in finding.journeys where !existing.journeys.contains(journey) { existing.journeys.append(journey) }
+            existing.severity = max(existing.severity, finding.severity)
+            if existing.severity == finding.severity, finding.lowered == nil { existing.lowered = nil }
+            byKey[finding.key] = existing
+        }
+        return order.compactMap { byKey[$0] }.sorted { ($0.location, $0.rule.rawValue) < ($1.location, $1.rule.rawValue) }
     }
 
     private static func isDirectory(_ path: String) -> Bool {

@@ -10,6 +10,8 @@ public struct ScanFinding: Sendable, Hashable {
     public var location: SourceLocation
     /// The class the observer belongs to.
     public var type: String
+    /// Subclasses (or other classes) that inherit the same line and show the same finding.
+    public var alsoIn: [String] = []
     /// The notification as the code names it.
     public var notification: String?
     /// `selector`, `block`, `token`.
@@ -41,6 +43,7 @@ public struct ScanFinding: Sendable, Hashable {
     public var text: String {
         let what = [observerKind, capture.map { "[\($0)]" }].compactMap { $0 }.joined(separator: " ")
         var parts = ["\(rule.title): \(type)'s \(what.isEmpty ? "" : what + " ")observer of \(notification ?? "every notification")"]
+        if !alsoIn.isEmpty { parts.append("(also in \(alsoIn.joined(separator: ", ")))") }
         if !via.isEmpty { parts.append("in \(via.joined(separator: " → "))") }
         if !conditions.isEmpty { parts.append("under \(conditions.joined(separator: ", "))") }
         if let related {

@@ -60,7 +60,8 @@ public struct ScanReport: Sendable {
             .object([
                 ("rule", .string(finding.rule.rawValue)), ("severity", .string(finding.severity.rawValue)),
                 ("file", .string(finding.location.file)), ("line", .int(finding.location.line)),
-                ("type", .string(finding.type)), ("notification", finding.notification.map(ScanJSON.string) ?? .null),
+                ("type", .string(finding.type)), ("alsoIn", .array(finding.alsoIn.map(ScanJSON.string))),
+                ("notification", finding.notification.map(ScanJSON.string) ?? .null),
                 ("observerKind", finding.observerKind.map(ScanJSON.string) ?? .null),
                 ("capture", finding.capture.map(ScanJSON.string) ?? .null),
                 ("via", .array(finding.via.map(ScanJSON.string))),
