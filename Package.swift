@@ -10,11 +10,15 @@ let package = Package(
         .library(name: "AppModel", targets: ["AppModel"]),
         .library(name: "ScenarioTrace", targets: ["ScenarioTrace"]),
         .executable(name: "tracectl", targets: ["tracectl"]),
+        // `tracectl scan`'s companion: swift-syntax stays out of tracectl (docs/SCAN.md).
+        .executable(name: "tracectl-scan", targets: ["tracectl-scan"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         // Tests only: the property tests in Tests/PropertyTests.
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        // The scanner only (ObserverScan, tracectl-scan): never a dependency of tracectl.
+        .package(url: "https://github.com/swiftlang/swift-syntax", exact: "603.0.1"),
     ],
     targets: [
         .systemLibrary(
@@ -50,6 +54,16 @@ let package = Package(
             "NotifyBus", "TraceStore", "AppModel", "ScenarioTrace", "TestSupport",
             .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
+        // Swift sources → observer facts → scenario screens and objects → journeys → traces → the rules.
+        .target(name: "ObserverScan", dependencies: [
+            "AppModel", "TraceStore", "NotifyBus",
+            .product(name: "SwiftSyntax", package: "swift-syntax"),
+            .product(name: "SwiftParser", package: "swift-syntax"),
+        ]),
+        .executableTarget(name: "tracectl-scan", dependencies: [
+            "ObserverScan", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .testTarget(name: "ObserverScanTests", dependencies: ["ObserverScan", "TraceStore", "TestSupport"]),
         .testTarget(name: "tracectlTests", dependencies: ["TraceStore", "NotifyBus", "ScenarioTrace", "TestSupport", "tracectl"]),
     ],
     swiftLanguageModes: [.v6]
