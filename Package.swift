@@ -10,11 +10,15 @@ let package = Package(
         .library(name: "AppModel", targets: ["AppModel"]),
         .library(name: "ScenarioTrace", targets: ["ScenarioTrace"]),
         .executable(name: "tracectl", targets: ["tracectl"]),
+        .library(name: "TraceFleet", targets: ["TraceFleet"]),
+        .executable(name: "tracectl-fleet", targets: ["tracectl-fleet"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         // Tests only: the property tests in Tests/PropertyTests.
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        // The fleet's PostgreSQL store only (FleetPostgres, tracectl-fleet): never linked by tracectl.
+        .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2"),
     ],
     targets: [
         .systemLibrary(
@@ -32,7 +36,7 @@ let package = Package(
         .executableTarget(
             name: "tracectl",
             dependencies: [
-                "NotifyBus", "TraceStore", "AppModel", "ScenarioTrace",
+                "NotifyBus", "TraceStore", "AppModel", "ScenarioTrace", "TraceFleet",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -50,6 +54,14 @@ let package = Package(
             "NotifyBus", "TraceStore", "AppModel", "ScenarioTrace", "TestSupport",
             .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
+        // Many traces: session summaries and the fleet report (light: tracectl links it).
+        .target(name: "TraceFleet", dependencies: ["TraceStore", "NotifyBus"]),
+        // The fleet's PostgreSQL store: postgres-nio stays inside it and its companion executable.
+        .target(name: "FleetPostgres", dependencies: ["TraceFleet", .product(name: "PostgresNIO", package: "postgres-nio")]),
+        .executableTarget(name: "tracectl-fleet", dependencies: [
+            "TraceFleet", "FleetPostgres", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .testTarget(name: "TraceFleetTests", dependencies: ["TraceFleet", "FleetPostgres", "TraceStore", "NotifyBus", "ScenarioTrace", "TestSupport"]),
         .testTarget(name: "tracectlTests", dependencies: ["TraceStore", "NotifyBus", "ScenarioTrace", "TestSupport", "tracectl"]),
     ],
     swiftLanguageModes: [.v6]

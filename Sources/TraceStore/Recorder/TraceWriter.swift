@@ -73,6 +73,7 @@ final class TraceWriter {
                          .text(info.selectorSemantics.rawValue)])
         try create.run()
         session = sqlite3_last_insert_rowid(db.handle)
+        try info.metadata.write(session: session, to: db)
         insert = try db.prepare("""
             INSERT INTO events(session, seq, time_ns, kind, message, owner, observer, post, parent, sender,
                                detail, note, callsite, payload, handler)

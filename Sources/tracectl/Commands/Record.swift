@@ -25,7 +25,14 @@ extension TraceCtl {
                 completion: .file(extensions: ["trace"]))
         var output: String?
 
+        @Option(name: .customLong("meta"), help: ArgumentHelp("""
+            A fact about the session, key=value (repeatable): version, build, os, device, test and uuid set those \
+            fields (tracectl sessions, tracectl report); any other key is kept as it is.
+            """, valueName: "key=value"))
+        var meta: [String] = []
+
         func run() throws {
+            let metadata = try reportingErrors { try SessionMetadata(arguments: meta) }
             let data = try readInput(scenario)
             let url = URL(fileURLWithPath: scenario)
             let path = output ?? url.deletingPathExtension().lastPathComponent + ".trace"
@@ -34,7 +41,8 @@ extension TraceCtl {
             let interrupts = RemovingOnInterrupt(TraceFiles.partialPath(of: target))
             defer { interrupts.cancel() }
             let summary = try reportingErrors {
-                try ScenarioRecording.record(scenario: data, file: Self.callSiteFile(scenario), to: path, input: scenario)
+                try ScenarioRecording.record(scenario: data, file: Self.callSiteFile(scenario), to: path, input: scenario,
+                                              metadata: metadata)
             }
             print("recorded '\(summary.scenarioName)': \(summary.events) events, session \(summary.sessionID) -> \(summary.path)")
         }
