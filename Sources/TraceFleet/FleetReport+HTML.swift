@@ -12,11 +12,11 @@ extension FleetReport {
             body{font:14px/1.4 -apple-system,"DejaVu Sans",sans-serif;margin:24px;color:#1d1d1f;background:#fff}
             h1{font-size:20px;margin:0 0 4px} h2{font-size:16px;margin:24px 0 8px}
             .sub{color:#555;margin:0 0 16px}
-            table{border-collapse:collapse;width:100%} th,td{text-align:left;padding:4px 8px;border-bottom:1px solid #e3e3e3;vertical-align:top}
+            table{border-collapse:collapse;width:100%;font-size:12px} th,td{text-align:left;padding:4px 6px;border-bottom:1px solid #e3e3e3;vertical-align:top}
             th{font-weight:600;background:#f5f5f7} td.n{text-align:right;font-variant-numeric:tabular-nums}
             code{font:12px ui-monospace,"DejaVu Sans Mono",monospace}
             .new{background:#d93025;color:#fff} .regressed{background:#8e24aa;color:#fff} .known{background:#e8e8ed;color:#333}
-            .badge{border-radius:4px;padding:1px 6px;font-size:12px;font-weight:600}
+            .nw{white-space:nowrap} .badge{border-radius:4px;padding:1px 6px;font-size:12px;font-weight:600}
             .error{color:#b3261e} .warning{color:#a15c00} .note{color:#555}
             svg text{font:11px "DejaVu Sans",sans-serif;fill:#333}
             </style></head><body>
@@ -30,13 +30,13 @@ extension FleetReport {
             + "<th>builds</th><th>example</th></tr>\n"
         for row in rows {
             page += "<tr><td><span class=\"badge \(row.status.rawValue)\">\(row.status.rawValue)</span></td>"
-                + "<td class=\"\(row.severity.rawValue)\">\(row.severity.rawValue)</td><td>\(escape(row.rule))</td>"
+                + "<td class=\"\(row.severity.rawValue)\">\(row.severity.rawValue)</td><td class=\"nw\">\(escape(row.rule))</td>"
                 + "<td><code>\(escape(row.message ?? "every message"))</code></td><td>\(escape(row.ownerType ?? "-"))</td>"
                 + "<td><code>\(escape(row.callSite))</code><br><code>\(row.fingerprint)</code></td>"
                 + "<td class=\"n\">\(row.sessions)\(row.incompleteSessions > 0 ? " (\(row.incompleteSessions) incomplete)" : "")</td>"
                 + "<td class=\"n\">\(row.traces)</td>"
-                + "<td>\(escape(row.firstSeen.time))<br>build \(escape(row.firstSeen.build ?? "-"))</td>"
-                + "<td>\(escape(row.lastSeen.time))<br>build \(escape(row.lastSeen.build ?? "-"))</td>"
+                + "<td class=\"nw\">\(shortTime(row.firstSeen.time))<br>build \(escape(row.firstSeen.build ?? "-"))</td>"
+                + "<td class=\"nw\">\(shortTime(row.lastSeen.time))<br>build \(escape(row.lastSeen.build ?? "-"))</td>"
                 + "<td>\(escape(row.builds.joined(separator: ", ")))</td>"
                 + "<td><code>\(escape(row.example.trace))</code> session \(row.example.session)<br>seq "
                 + "\(row.example.evidence.map(String.init).joined(separator: ", "))</td></tr>\n"
@@ -83,10 +83,15 @@ extension FleetReport {
             }
             svg += "<text x=\"\(x + barWidth / 2)\" y=\"\(all - 3)\" text-anchor=\"middle\">\(build.fingerprints)</text>\n"
             svg += "<text x=\"\(x + barWidth / 2)\" y=\"\(y(0) + 14)\" text-anchor=\"middle\">\(escape(build.build))</text>\n"
-            svg += "<text x=\"\(x + barWidth / 2)\" y=\"\(y(0) + 28)\" text-anchor=\"middle\" fill=\"#777\">\(build.sessions)s</text>\n"
+            svg += "<text x=\"\(x + barWidth / 2)\" y=\"\(y(0) + 28)\" text-anchor=\"middle\" fill=\"#777\">\(build.sessions) sess.</text>\n"
         }
         svg += "</svg>\n<p class=\"sub\">Bar: fingerprints seen in the build (red: first seen there); under it, the build's sessions.</p>\n"
         return svg
+    }
+
+    /// `2026-11-26 13:57:52` for `2026-11-26T13:57:52.404Z`: the table's columns stay narrow (the JSON keeps the full time).
+    private func shortTime(_ time: String) -> String {
+        escape(String(time.prefix(19)).replacingOccurrences(of: "T", with: " "))
     }
 
     private func escape(_ text: String) -> String {
