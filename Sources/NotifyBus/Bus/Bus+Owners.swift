@@ -65,14 +65,14 @@ extension Bus {
     /// the bus never calls it.
     /// - Returns: The observer's id in the trace.
     package func recordObserverAdded(message: String?, owner: AnyObject?, sender: AnyObject?, kind: ObserverKind,
-                                     callSite: CallSite) -> UInt64 {
+                                     handler: String? = nil, callSite: CallSite) -> UInt64 {
         let output = self.output
         let (id, sweepDue) = withSession { table, session in
             let id = output == nil ? table.takeLocalObserverID() : session.takeObserverID()
             let ownerID = owner.map { session.registerOwner($0, output: output) }
             let senderID = sender.map { session.registerOwner($0, output: output) }
             session.emit(.observerAdded(observer: id, message: message, owner: ownerID, sender: senderID,
-                                        callSite: callSite, kind: kind), to: output)
+                                        callSite: callSite, kind: kind, handler: handler), to: output)
             return (id, session.owners.sweepDue)
         }
         if sweepDue { sweepOwners() }
@@ -82,14 +82,14 @@ extension Bus {
     /// Records a post that another center delivers; a post recorded while a delivery
     /// of this session's is running on the thread is its reaction.
     /// - Returns: The post's id in the trace.
-    package func recordPost(_ message: any BusMessage, sender: AnyObject?) -> UInt64 {
+    package func recordPost(_ message: any BusMessage, sender: AnyObject?, origin: PostOrigin? = nil) -> UInt64 {
         let output = self.output
         let parent = CurrentPost.value(for: self)
         return session.state.withLock { session in
             let senderID = sender.map { session.registerOwner($0, output: output) }
             let post = session.takePostID()
             session.emit(.posted(post: post, message: message, sender: senderID, parent: parent,
-                                 origin: parent == nil ? .app : .reaction), to: output)
+                                 origin: origin ?? (parent == nil ? .app : .reaction)), to: output)
             return post
         }
     }

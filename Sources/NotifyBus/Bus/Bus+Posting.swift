@@ -16,7 +16,9 @@ extension Bus {
 
     /// Posts with an explicit origin; `nil` derives it (a reaction inside a
     /// delivery, the app otherwise).
-    package func post<M: BusMessage>(_ message: M, sender: AnyObject?, origin: PostOrigin?) {
+    /// - Returns: The post's id in the trace; 0 when not recording.
+    @discardableResult
+    package func post<M: BusMessage>(_ message: M, sender: AnyObject?, origin: PostOrigin?) -> UInt64 {
         let named = M.self == NamedMessage.self ? message.messageName : nil
         guard let output else {
             let (typed, wildcards) = state.withLock { table in
@@ -27,7 +29,7 @@ extension Bus {
             } else {
                 merged(typed, wildcards) { deliver(message, to: $0, sender: sender, post: 0) }
             }
-            return
+            return 0
         }
         let senderRef = sender.map(ObjectRef.init)
         // The snapshot and the `posted` event are taken together, so that the trace
@@ -50,6 +52,7 @@ extension Bus {
         CurrentPost.with(bus: self, post: postID) {
             merged(typed, wildcards) { deliver(message, to: $0, sender: sender, post: postID) }
         }
+        return postID
     }
 
     /// Calls `body` with the observers of both lists in registration (id) order.

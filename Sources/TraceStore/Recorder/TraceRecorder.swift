@@ -57,7 +57,8 @@ public final class TraceRecorder: TraceSink, Sendable {
         let db = try Database(path: path, mode: .create)
         let writer: TraceWriter
         do {
-            writer = try TraceWriter(db: db, info: session, buildsIndexes: buildsIndexes)
+            writer = try TraceWriter(db: db, info: session, buildsIndexes: buildsIndexes,
+                                     journalEvents: buildsIndexes ? bufferCapacity : nil)
         } catch {
             if case .sqlite(let code) = error.kind, code == .notADatabase || code == .corrupt {
                 throw TraceStoreError(.notATrace, "\(path): not an SQLite database, or damaged (\(error.message))")
@@ -65,7 +66,7 @@ public final class TraceRecorder: TraceSink, Sendable {
             throw error
         }
         self.sessionID = writer.session
-        self.queue = EventQueue(capacity: bufferCapacity)
+        self.queue = EventQueue(capacity: bufferCapacity, journal: writer.journal)
         self.writer = WriterHandle(writer)
         let queue = self.queue, handle = self.writer
         let thread = Thread {
