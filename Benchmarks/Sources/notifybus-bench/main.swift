@@ -8,6 +8,7 @@
 //   swift run -c release --package-path Benchmarks notifybus-bench mainactor  # @MainActor observers against SF-0011
 //   swift run -c release --package-path Benchmarks notifybus-bench replay     # only the replay, 3 rounds
 //   NOTIFYBUS_BENCH_EVENTS=10000000 ... store                                 # analysis at 10M events
+//   swift run -c release --package-path Benchmarks notifybus-bench fleet      # report, push, report --from (FleetBenchmarks.swift)
 //   ... --markdown BENCHMARKS.md [GROUP…]    # and update BENCHMARKS.md's table (Scripts/benchmarks.sh)
 import Foundation
 
@@ -73,6 +74,7 @@ let groups: [(name: String, inFullRun: Bool, run: () throws -> Void)] = [
             for _ in 0..<3 { try StoreBenchmarks.replay(report, stimuli: stimuli, distinctPayloads: distinct) }
         }
     }),
+    ("fleet", false, { try FleetBenchmarks.run(report) }),
     ("store", true, {
         try StoreBenchmarks.postingCost(report)
         try StoreBenchmarks.sustained(report, posts: 500_000)

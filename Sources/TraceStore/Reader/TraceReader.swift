@@ -51,7 +51,8 @@ public final class TraceReader {
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw TraceStoreError(.fileNotFound, "\(path): no such file")
         }
-        guard !isDirectory.boolValue else { throw TraceStoreError(.notATrace, "\(path): a directory, not a trace") }
+        // 66 in tracectl, as for a scenario or baseline that is a directory: no input file at this path.
+        guard !isDirectory.boolValue else { throw TraceStoreError(.fileNotFound, "\(path): a directory, not a trace") }
         if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size == 0 {
             throw TraceStoreError(.notATrace, "\(path): empty file, not a trace")
         }

@@ -126,14 +126,22 @@ extension TraceCtl {
         @Option(name: .customLong("rule"), help: "Only this rule (repeatable).")
         var rules: [RuleArgument] = []
 
+        @Option(help: OffscreenMessagesArgument.help)
+        var offscreenMessages: OffscreenMessagesArgument?
+
+        @OptionGroup var sourceRoot: SourceRootOptions
+
         func run() throws {
             if let writeBaseline { try checkOutputPath(writeBaseline, inputs: [trace]) }
+            let root = try sourceRoot.root(trace: trace)
             let reader = try openTrace(trace)
             let accepted = try loadBaseline()
             let (session, findings, end) = try reportingErrors {
                 let session = try reader.session(self.session)
                 let selected = rules.isEmpty ? Set(LeakRule.allCases) : Set(rules.map(\.rule))
-                return (session, try LeakAnalyzer.analyze(reader, session: session.id, rules: selected), try reader.end(of: session))
+                return (session, try LeakAnalyzer.analyze(reader, session: session.id, rules: selected,
+                                                          offscreenMessages: offscreenMessages?.messages ?? LeakAnalyzer.defaultOffscreenMessages),
+                        try reader.end(of: session))
             }
             let report = LeakReport(trace: trace, session: session, findings: findings, baseline: accepted,
                                     minSeverity: minSeverity.severity)
@@ -148,7 +156,7 @@ extension TraceCtl {
             let out = Output()
             switch format {
             case .json: report.json(end: end).render(to: out); out.endLine()
-            case .sarif: report.sarif(end: end).render(to: out); out.endLine()
+            case .sarif: report.sarif(under: root, end: end).render(to: out); out.endLine()
             case .text:
                 let style = Style.current
                 let cutShort = "session \(session.id) '\(session.name)' " + end.summary

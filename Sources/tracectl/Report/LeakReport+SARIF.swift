@@ -26,7 +26,7 @@ extension LeakReport {
             var fields: [(String, JSON)] = [
                 ("ruleId", .string(finding.rule.rawValue)),
                 ("ruleIndex", .int(Int64(index[finding.rule] ?? 0))),
-                ("level", .string(finding.rule.severity.rawValue)),
+                ("level", .string(finding.severity.rawValue)),
                 ("message", .object([("text", .string(sarifMessage(finding)))])),
                 ("locations", .array(sarifLocations(finding.callSite, lines: lines))),
                 ("partialFingerprints", .object([("notifybusFingerprint/v1", .string(finding.fingerprint))])),
