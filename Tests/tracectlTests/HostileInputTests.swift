@@ -246,7 +246,8 @@ import Testing
             try FileManager.default.copyItem(atPath: dir.file("old.trace") + suffix, toPath: trace + suffix)
         }
         #expect(FileManager.default.fileExists(atPath: trace + "-wal"))
-        let recorded = try tracectl("record", example("seed000-keyboard-leak"), "-o", trace)
+        // --replace: without it, record adds a session to the trace there, old rows and all.
+        let recorded = try tracectl("record", example("seed000-keyboard-leak"), "-o", trace, "--replace")
         #expect(recorded.status == 0, "\(recorded.stderr)")
         let sessions = try #require(try json(try tracectl("sessions", trace, "--format", "json").stdout) as? [[String: Any]])
         #expect(sessions.map { $0["name"] as? String } == ["seed000-keyboard-leak"])

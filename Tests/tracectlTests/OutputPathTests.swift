@@ -204,4 +204,75 @@ import Testing
         #expect(try Self.partials(in: dir) == [])
         #expect(try tracectl("verify", dir.file("out.trace")).status == 0)
     }
+
+    /// An input's side files hold part of it (a killed trace's `-wal` holds its events): writing
+    /// over one, existing or not, through any spelling, is refused like writing over the input.
+    @Test func anOutputThatIsAnInputsSideFileIsRefused() throws {
+        let (dir, trace, _) = try Self.workspace()
+        let wal = trace + "-wal"
+        try Data("the events a killed recorder committed".utf8).write(to: URL(fileURLWithPath: wal))
+        let before = Self.contents(wal)
+        let folder = dir.file("folder")
+        try FileManager.default.createSymbolicLink(atPath: folder, withDestinationPath: dir.path)
+        for output in [wal, trace + "-shm", trace + "-journal", trace + "-eventlog-1", folder + "/x.trace-wal",
+                       dir.path + "/./x.trace-eventlog-12"] {
+            for command in [["timeline", trace, "-o", output], ["export", trace, "--format", "chrome-trace", "-o", output],
+                            ["leaks", trace, "--write-baseline", output]] {
+                let run = try tracectl(command)
+                #expect(run.status == 64, "\(command): \(run.stderr)")
+                #expect(run.stderr.contains("a side file of the input"), "\(command): \(run.stderr)")
+            }
+        }
+        #expect(Self.contents(wal) == before)
+        #expect(!FileManager.default.fileExists(atPath: trace + "-eventlog-1"))
+        // A name that only starts like one is another file.
+        #expect(try tracectl("timeline", trace, "-o", trace + "-wal.html").status == 0)
+    }
+
+    /// `record -o existing.trace` adds a session, as the library does; `--replace` replaces the file;
+    /// a file that is not a trace is refused with a pointer to `--replace`, and kept.
+    @Test func recordAppendsToAnExistingTraceUnlessReplace() throws {
+        let (dir, trace, scenario) = try Self.workspace()
+        let appended = try tracectl("record", example("seed003-orientation"), "-o", trace)
+        #expect(appended.status == 0, "\(appended.stderr)")
+        #expect(appended.stdout.contains("session 2"), "\(appended.stdout)")
+        let sessions = try #require(try json(try tracectl("sessions", trace, "--format", "json").stdout) as? [[String: Any]])
+        #expect(sessions.count == 2, "\(sessions)")
+        #expect(sessions.allSatisfy { $0["endedCleanly"] as? Bool == true })
+        #expect(try tracectl("verify", trace).status == 0)
+        // Both sessions analyse as when recorded alone.
+        let alone = dir.file("alone.trace")
+        #expect(try tracectl("record", example("seed003-orientation"), "-o", alone).status == 0)
+        #expect(try tracectl("leaks", trace, "--session", "2", "--format", "json").stdout
+                    .replacingOccurrences(of: trace, with: "T").replacingOccurrences(of: "\"session\":2", with: "\"session\":1")
+                    .replacingOccurrences(of: "--session 2 ", with: "")
+                == (try tracectl("leaks", alone, "--format", "json").stdout.replacingOccurrences(of: alone, with: "T")))
+        #expect(try tracectl("record", scenario, "-o", trace, "--replace").status == 0)
+        let replaced = try #require(try json(try tracectl("sessions", trace, "--format", "json").stdout) as? [[String: Any]])
+        #expect(replaced.count == 1)
+
+        let notATrace = dir.file("notes.trace")
+        try Data("my notes".utf8).write(to: URL(fileURLWithPath: notATrace))
+        let refused = try tracectl("record", scenario, "-o", notATrace)
+        #expect(refused.status == 65)
+        #expect(refused.stderr.contains("--replace"), "\(refused.stderr)")
+        #expect(Self.contents(notATrace) == Data("my notes".utf8))
+        #expect(try Self.partials(in: dir) == [])
+    }
+
+    /// A path is a path: `file:x.trace` names a file of that name, never an SQLite URI.
+    @Test func aFileColonPathIsAFileName() throws {
+        let dir = try TemporaryDirectory()
+        let run = try tracectl(["record", example("seed000-keyboard-leak"), "-o", "file:x.trace"], in: dir.path)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(FileManager.default.fileExists(atPath: dir.file("file:x.trace")))
+        #expect(!FileManager.default.fileExists(atPath: dir.file("x.trace")))
+        #expect(try tracectl(["verify", "file:x.trace"], in: dir.path).status == 0)
+        // Appending into it too.
+        #expect(try tracectl(["record", example("seed000-keyboard-leak"), "-o", "file:x.trace"], in: dir.path).status == 0)
+        #expect(try tracectl(["finish", "file:x.trace"], in: dir.path).status == 0)
+        let sessions = try json(try tracectl(["sessions", "file:x.trace", "--format", "json"], in: dir.path).stdout) as? [[String: Any]]
+        #expect(sessions?.count == 2)
+        #expect(!FileManager.default.fileExists(atPath: dir.file("x.trace")))
+    }
 }

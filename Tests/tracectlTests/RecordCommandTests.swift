@@ -41,7 +41,8 @@ import Testing
         let dir = try Scratch()
         #expect(try tracectl("record", example("seed003-orientation"), in: dir.path).status == 0)
         #expect(FileManager.default.fileExists(atPath: dir.file("seed003-orientation.trace")))
-        #expect(try tracectl("record", example("seed003-orientation"), in: dir.path).status == 0)
+        // Without --replace, a second recording adds a session (OutputPathTests.recordAppendsToAnExistingTraceUnlessReplace).
+        #expect(try tracectl("record", example("seed003-orientation"), "--replace", in: dir.path).status == 0)
         let sessions = try #require(try json(try tracectl("sessions", dir.file("seed003-orientation.trace"), "--format", "json").stdout) as? [[String: Any]])
         #expect(sessions.count == 1)
         #expect(sessions[0]["endedCleanly"] as? Bool == true)

@@ -58,14 +58,25 @@ struct Row {
     let ratio: String
     let target: String
     let met: Bool?
+    /// The command that measures this row again (its group's), shown beside it in BENCHMARKS.md.
+    var command = ""
 }
 
 final class Report {
     var rows: [Row] = []
     var notes: [String] = []
+    /// The command of the group running now: every row added gets it (``group(_:_:)``).
+    private var command = ""
+
+    /// Runs one group of benchmarks; its rows say `swift run … notifybus-bench NAME` reproduces them.
+    func group(_ name: String, _ body: () throws -> Void) rethrows {
+        command = "swift run -c release --package-path Benchmarks notifybus-bench \(name)"
+        defer { command = "" }
+        try body()
+    }
 
     func add(_ name: String, subject: String, baseline: String, ratio: String, target: String = "", met: Bool? = nil) {
-        rows.append(Row(name: name, subject: subject, baseline: baseline, ratio: ratio, target: target, met: met))
+        rows.append(Row(name: name, subject: subject, baseline: baseline, ratio: ratio, target: target, met: met, command: command))
         let mark = met.map { $0 ? "met" : "NOT met" } ?? ""
         print("\(name): \(subject) vs \(baseline) -> \(ratio) \(target.isEmpty ? "" : "(target \(target): \(mark))")")
     }

@@ -87,7 +87,7 @@ public enum TraceFinisher {
         }
         // Building an index sorts every event: with SQLite's default 2 MB page cache the sort
         // merges many small runs through temporary files. 64 MB, a bound whatever the trace's
-        // length, takes a quarter off finishing a million events (BENCHMARKS.md, "finish").
+        // length, takes a quarter off finishing a million events (docs/BENCHMARKS-HISTORY.md, "finish").
         try db.execute("PRAGMA cache_size=-65536;")
         try db.transaction { () throws(TraceStoreError) in
             if version < TraceSchema.version {

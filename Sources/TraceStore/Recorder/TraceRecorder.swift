@@ -42,9 +42,13 @@ public final class TraceRecorder: TraceSink, Sendable {
     ///   - path: The trace file. An existing trace gains a session; any other file is refused.
     ///   - session: The session's name, app and scenario.
     ///   - bufferCapacity: Events held in memory before posters wait.
+    ///   - journaled: Whether each event also goes into the crash-durable journal beside the trace
+    ///     before its handler runs (docs/TRACE_JOURNAL.md). `false` spares the posting thread that
+    ///     write (BENCHMARKS.md) and loses the events not yet committed if the process dies.
     /// - Throws: ``TraceStoreError`` when the file cannot be opened or is not a trace.
-    public convenience init(path: String, session: SessionInfo, bufferCapacity: Int = 65_536) throws(TraceStoreError) {
-        try self.init(path: path, session: session, bufferCapacity: bufferCapacity, buildsIndexes: true)
+    public convenience init(path: String, session: SessionInfo, bufferCapacity: Int = 65_536,
+                            journaled: Bool = true) throws(TraceStoreError) {
+        try self.init(path: path, session: session, bufferCapacity: bufferCapacity, buildsIndexes: true, journaled: journaled)
     }
 
     /// Opens (or creates) `path` and starts a new session in it; with `buildsIndexes` false,
@@ -52,13 +56,13 @@ public final class TraceRecorder: TraceSink, Sendable {
     /// is read once in `seq` order and removed (a replay's own trace), where building them
     /// would be a sort of every event for nothing.
     package init(path: String, session: SessionInfo, bufferCapacity: Int = 65_536,
-                 buildsIndexes: Bool) throws(TraceStoreError) {
+                 buildsIndexes: Bool, journaled: Bool? = nil) throws(TraceStoreError) {
         self.path = path
         let db = try Database(path: path, mode: .create)
         let writer: TraceWriter
         do {
             writer = try TraceWriter(db: db, info: session, buildsIndexes: buildsIndexes,
-                                     journalEvents: buildsIndexes ? bufferCapacity : nil)
+                                     journalEvents: journaled ?? buildsIndexes ? bufferCapacity : nil)
         } catch {
             if case .sqlite(let code) = error.kind, code == .notADatabase || code == .corrupt {
                 throw TraceStoreError(.notATrace, "\(path): not an SQLite database, or damaged (\(error.message))")

@@ -157,7 +157,7 @@ final class TraceWriter {
     func finish(lastSeq: UInt64, endedAt: Date) throws(TraceStoreError) {
         // Building an index sorts every event; with temp_store=MEMORY the sort's spill files are
         // in memory too, about 33 bytes per event at its peak. On disk, the sort's memory is bounded
-        // by cache_size whatever the session's length (BENCHMARKS.md, "Recording memory").
+        // by cache_size whatever the session's length (docs/BENCHMARKS-HISTORY.md, "Recording memory").
         try db.execute("PRAGMA temp_store=FILE;")
         // The end follows the last event recorded; one whose seq could not be stored (see `write`)
         // was lost, and the end follows the last one written instead.
