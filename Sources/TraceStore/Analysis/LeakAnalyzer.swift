@@ -8,7 +8,7 @@ import Foundation
 /// accumulators only.
 ///
 /// What counts as a finding follows how each ``ObserverKind`` really behaves
-/// (`NOTIFICATIONCENTER.md`): a modern selector observer whose target was
+/// (`docs/NOTIFICATIONCENTER.md`): a modern selector observer whose target was
 /// released is dropped by the center and is no finding; a `weak` block keeps
 /// running after its owner and each run is counted; a `strong` block keeps its
 /// owner alive; an `unowned` one traps.
