@@ -78,12 +78,14 @@ func described(_ finding: LeakFinding) -> String {
 
     @Test func theOffscreenMessageSetNarrowsAndWidens() throws {
         let defaults = LeakAnalyzer.defaultOffscreenMessages
-        #expect(try LeakAnalyzer.offscreenMessages("-activity") == defaults.subtracting(LeakRuleDefinition.activityMessages))
+        #expect(try LeakAnalyzer.offscreenMessages("default-activity") == defaults.subtracting(LeakRuleDefinition.activityMessages))
         #expect(try LeakAnalyzer.offscreenMessages("keyboard") == MessageCatalog.keyboardNames)
-        #expect(try LeakAnalyzer.offscreenMessages("+UIContentSizeCategoryDidChangeNotification,-orientationDidChange")
+        #expect(try LeakAnalyzer.offscreenMessages("default+UIContentSizeCategoryDidChangeNotification-orientationDidChange")
                 == defaults.union(["UIContentSizeCategoryDidChangeNotification"]).subtracting(["orientationDidChange"]))
+        #expect(try LeakAnalyzer.offscreenMessages("keyboard, orientation") == MessageCatalog.keyboardNames.union(["orientationDidChange"]))
         #expect(throws: TraceStoreError.self) { try LeakAnalyzer.offscreenMessages("") }
-        #expect(throws: TraceStoreError.self) { try LeakAnalyzer.offscreenMessages("keyboard,+activity") }
+        #expect(throws: TraceStoreError.self) { try LeakAnalyzer.offscreenMessages("-activity") }
+        #expect(throws: TraceStoreError.self) { try LeakAnalyzer.offscreenMessages("keyboard+") }
     }
 
     @Test func legacySelectorSemanticsAreRecordedAndTurnAReleasedTargetsPostIntoACrash() throws {

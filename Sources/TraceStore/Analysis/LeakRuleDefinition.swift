@@ -144,7 +144,7 @@ extension LeakRuleDefinition {
                 + "Add the observer in viewWillAppear and remove it in viewWillDisappear.",
             reportedWhen: "a keyboard, orientation or activity message reached a covered screen (or an object living in "
                 + "it); activity messages one severity lower (note); the message set is "
-                + "`LeakAnalyzer.Configuration.offscreenMessages`, `tracectl leaks --offscreen-messages`",
+                + "`LeakAnalyzer.Configuration.offscreenMessages`, `tracectl leaks --offscreen-messages default-activity`",
             notReported: "visible screens; screens out of the hierarchy (that is the rule above)",
             misuses: [
                 Misuse(kinds: "any", code: "keyboard observers added in `viewDidLoad`, removed in `deinit`",

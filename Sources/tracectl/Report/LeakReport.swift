@@ -12,9 +12,9 @@ struct OffscreenMessagesArgument: ExpressibleByArgument {
     }
 
     static let help = ArgumentHelp(
-        "The messages whose delivery to a covered screen is delivery-while-offscreen: names and groups "
-            + "(keyboard, orientation, activity, default) replace the default set; +NAME and -NAME change it "
-            + "(-activity narrows it, +UIContentSizeCategoryDidChangeNotification widens it).",
+        "The messages whose delivery to a covered screen is delivery-while-offscreen: message names and groups "
+            + "(keyboard, orientation, activity, default) joined by + and -, left to right: default-activity narrows "
+            + "the default set, default+UIContentSizeCategoryDidChangeNotification widens it, keyboard replaces it.",
         valueName: "list")
 }
 
