@@ -194,3 +194,31 @@ func described(_ finding: LeakFinding) -> String {
         for bug in bugs { #expect(names.contains(bug + "-fixed"), "\(bug)") }
     }
 }
+
+/// Correct code real apps write, which no rule may report above a note: a finding on correct code
+/// costs more trust than a missed bug.
+@Suite struct LeakAnalyzerCorrectCodeTests {
+    /// The notes each fixture gives: activity posts reaching an object that lives in a covered screen.
+    static let notes: [String: [String]] = [
+        "clean-singleton-observes-forever": [
+            "delivery-while-offscreen didBecomeActive SessionManager @ objects.SessionManager.observers[0]",
+            "delivery-while-offscreen willResignActive SessionManager @ objects.SessionManager.observers[1]",
+        ],
+    ]
+
+    static var fixtures: [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: repositoryFile("Tests/Fixtures/rules").path)) ?? [])
+            .filter { $0.hasPrefix("clean-") && $0.hasSuffix(".json") }.map { String($0.dropLast(5)) }.sorted()
+    }
+
+    @Test(arguments: fixtures)
+    func correctCodeGivesNoFinding(name: String) throws {
+        let findings = try ruleFixtureFindings(name).findings
+        #expect(findings.map(described).sorted() == (Self.notes[name] ?? []).sorted(), "\(name)")
+        #expect(findings.allSatisfy { $0.severity == .note })
+    }
+
+    @Test func thereAreCorrectCodeFixtures() {
+        #expect(Self.fixtures.count >= 8)
+    }
+}
