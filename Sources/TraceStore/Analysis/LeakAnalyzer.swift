@@ -302,6 +302,7 @@ public struct LeakAnalyzer {
             checkDuplicates(event)
         case .observerAdded:
             if let id = event.observer { quiet.remove(id) }
+            forgiveDefensiveRemoval(before: event)
             if let message = event.message, let type = event.owner.flatMap({ state.owners[$0]?.type }) {
                 namesObserved[type, default: []].insert(message)
             }
@@ -480,6 +481,15 @@ public struct LeakAnalyzer {
             findings.append(finding)
         }
         return !missed.isEmpty
+    }
+
+    /// `removeObserver(self, name: N)` right before adding `N` again (no post or lifecycle step between):
+    /// the defensive re-add that keeps one registration, correct code, not an unbalanced removal.
+    private mutating func forgiveDefensiveRemoval(before event: RecordedEvent) {
+        guard !pendingRemovals.isEmpty, let owner = event.owner, let message = event.message else { return }
+        pendingRemovals.removeAll {
+            $0.finding.ownerID == owner && $0.finding.message == message && $0.finding.seq > lastActivity
+        }
     }
 
     /// Owners whose `deinit` was recorded, settled once the removals it makes have been read.

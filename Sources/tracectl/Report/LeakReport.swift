@@ -54,7 +54,7 @@ struct LeakReport {
     private var sessionArgument: String { session.id == 1 ? "" : " --session \(session.id)" }
 
     /// The selector semantics the rules judged the session by: what it recorded, modern when it
-    /// recorded none (version-1 traces), as ``LeakAnalyzer/analyze(_:session:rules:)`` assumes.
+    /// recorded none (version-1 traces), as ``LeakAnalyzer/analyze(_:session:rules:offscreenMessages:)`` assumes.
     var selectorSemantics: SelectorSemantics { session.selectorSemantics ?? .modern }
 
     /// Said in the text only when it is not the default: a legacy session's selector findings are crashes.
