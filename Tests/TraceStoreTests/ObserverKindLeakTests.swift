@@ -241,10 +241,24 @@ import Testing
         #expect(findings.isEmpty)
     }
 
-    @Test func removingANameBeforeItIsAddedIsOnlyUnbalanced() throws {
+    /// `removeObserver(self, name:)` right before adding that name: the defensive re-add that keeps
+    /// one registration, correct code, no finding.
+    @Test func removingANameRightBeforeAddingItIsNoFinding() throws {
         let screen = Screen()
         let findings = try Self.analyze { bus in
             bus.removeObserver(screen, name: KeyboardWillShow.self)
+            bus.addObserver(screen, selector: "keyboardChanged:", name: KeyboardWillShow.self, action: Screen.keyboardChanged)
+            bus.removeObserver(screen, name: KeyboardWillShow.self)
+        }
+        #expect(findings.isEmpty)
+    }
+
+    /// With a post between, the removal was not part of a re-add: it removed nothing, and is only unbalanced.
+    @Test func removingANameLongBeforeAddingItIsOnlyUnbalanced() throws {
+        let screen = Screen()
+        let findings = try Self.analyze { bus in
+            bus.removeObserver(screen, name: KeyboardWillShow.self)
+            bus.post(DidBecomeActive())
             bus.addObserver(screen, selector: "keyboardChanged:", name: KeyboardWillShow.self, action: Screen.keyboardChanged)
             bus.removeObserver(screen, name: KeyboardWillShow.self)
         }
@@ -306,5 +320,49 @@ import Testing
     @Test func theFixedScreenThatStopsObservingWhenCoveredIsNot() throws {
         let found = try Self.findings(addOn: "viewWillAppear", removeOn: "viewWillDisappear")
         #expect(found.isEmpty)
+    }
+}
+
+/// `deinit { bus.removeObserver(self) }` written in Swift, as Foundation code does it: the removal
+/// runs while the owner deinitializes (the session's owner registry still knows it).
+@MainActor @Suite struct DeinitRemovalLeakTests {
+    final class Settings: TraceLabeled, @unchecked Sendable {
+        // @unchecked: touched on the test's thread only.
+        var traceLabel: String { "Settings" }
+        let bus: Bus
+        var observation: BlockObservation?
+        init(bus: Bus) {
+            self.bus = bus
+            bus.addObserver(self, selector: "keyboardWillShow:", name: KeyboardWillShow.self, action: Settings.keyboardWillShow)
+            observation = bus.addObserver(forName: KeyboardWillHide.self, owner: self, capture: .weak) { _ in }
+        }
+        func keyboardWillShow(_ note: KeyboardWillShow) {}
+        deinit { bus.removeObserver(self) }
+    }
+
+    static func findings(_ semantics: SelectorSemantics) throws -> [LeakFinding] {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("t.trace")
+        let recorder = try TraceRecorder(path: path, session: SessionInfo(name: "deinit", selectorSemantics: semantics))
+        let bus = Bus(sink: recorder, clock: ManualClock().traceClock, selectorSemantics: semantics)
+        var settings: Settings? = Settings(bus: bus)
+        bus.post(ObserverKindLeakTests.show)
+        _ = settings
+        settings = nil
+        bus.post(ObserverKindLeakTests.show)
+        bus.post(KeyboardWillHide(beginFrame: .zero, endFrame: .zero, curve: .easeInOut, duration: 0.25))
+        bus.sweepReleasedOwners()
+        try recorder.close()
+        return try LeakAnalyzer.analyze(try TraceReader(path: path), session: recorder.sessionID)
+    }
+
+    @Test(arguments: SelectorSemantics.allCases)
+    func removeSelfInDeinitRemovesTheSelectorAndReportsTheBlockOnce(semantics: SelectorSemantics) throws {
+        let findings = try Self.findings(semantics)
+        #expect(findings.map(\.rule.rawValue).sorted() == [
+            "delivery-after-owner-gone", "observer-outlives-owner", "removal-misses-observer",
+        ], "\(semantics): \(findings.map { "\($0.rule.rawValue) \($0.message ?? "*")" })")
+        #expect(findings.allSatisfy { $0.message == KeyboardWillHide.name })
+        #expect(!findings.contains { $0.deliveriesAfter.contains { $0.outcome == .trapped } })
     }
 }

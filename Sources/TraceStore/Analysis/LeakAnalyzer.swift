@@ -8,7 +8,7 @@ import Foundation
 /// accumulators only.
 ///
 /// What counts as a finding follows how each ``ObserverKind`` really behaves
-/// (`NOTIFICATIONCENTER.md`): a modern selector observer whose target was
+/// (`docs/NOTIFICATIONCENTER.md`): a modern selector observer whose target was
 /// released is dropped by the center and is no finding; a `weak` block keeps
 /// running after its owner and each run is counted; a `strong` block keeps its
 /// owner alive; an `unowned` one traps.
@@ -59,29 +59,36 @@ public struct LeakAnalyzer {
         "activity": LeakRuleDefinition.activityMessages, "default": defaultOffscreenMessages,
     ]
 
-    /// Reads a message set as `tracectl leaks --offscreen-messages` gives it: a comma-separated list
-    /// of message names and groups (`keyboard`, `orientation`, `activity`, `default`) that replaces
-    /// the default set, or, when every item starts with `+` or `-`, that adds to it or takes from it
-    /// (`-activity` narrows, `+UIContentSizeCategoryDidChangeNotification` widens).
+    /// Reads a message set as `tracectl leaks --offscreen-messages` gives it: message names and groups
+    /// (`keyboard`, `orientation`, `activity`, `default`) joined by `+` (or `,`) to add and `-` to take
+    /// away, read left to right: `default-activity` narrows the default set, `default+NAME` widens it,
+    /// `keyboard+orientation` replaces it. The list starts with a name, so that it never reads as an option.
     ///
-    /// - Throws: ``TraceStoreError`` (`.invalidArgument`) for an empty list or an empty item, or a list that
-    ///   mixes names with and without a sign.
+    /// - Throws: ``TraceStoreError`` (`.invalidArgument`) for an empty name.
     public static func offscreenMessages(_ list: String) throws(TraceStoreError) -> Set<String> {
-        let items = list.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
-        guard !items.contains(where: { $0.isEmpty || $0 == "+" || $0 == "-" }) else {
-            throw TraceStoreError(.invalidArgument, "'\(list)': an empty message name (expected names or groups "
-                                  + "\(offscreenGroups.keys.sorted().joined(separator: ", ")), separated by commas)")
+        var result: Set<String> = []
+        var name = "", adding = true
+        func apply() throws(TraceStoreError) {
+            guard !name.isEmpty else {
+                throw TraceStoreError(.invalidArgument, "'\(list)': an empty name (expected message names and groups "
+                                      + "\(offscreenGroups.keys.sorted().joined(separator: ", ")) joined by + and -)")
+            }
+            let names = offscreenGroups[name] ?? [name]
+            if adding { result.formUnion(names) } else { result.subtract(names) }
+            name = ""
         }
-        let signed = items.filter { $0.hasPrefix("+") || $0.hasPrefix("-") }
-        guard signed.isEmpty || signed.count == items.count else {
-            throw TraceStoreError(.invalidArgument, "'\(list)': either every item has + or - (change the default set) or none (replace it)")
+        for character in list {
+            switch character {
+            case "+", ",", "-":
+                try apply()
+                adding = character != "-"
+            case " ":
+                continue
+            default:
+                name.append(character)
+            }
         }
-        func names(_ item: Substring) -> Set<String> { offscreenGroups[String(item)] ?? [String(item)] }
-        if signed.isEmpty { return items.reduce(into: Set<String>()) { $0.formUnion(names(Substring($1))) } }
-        var result = defaultOffscreenMessages
-        for item in items {
-            if item.hasPrefix("+") { result.formUnion(names(item.dropFirst())) } else { result.subtract(names(item.dropFirst())) }
-        }
+        try apply()
         return result
     }
 
@@ -295,6 +302,7 @@ public struct LeakAnalyzer {
             checkDuplicates(event)
         case .observerAdded:
             if let id = event.observer { quiet.remove(id) }
+            forgiveDefensiveRemoval(before: event)
             if let message = event.message, let type = event.owner.flatMap({ state.owners[$0]?.type }) {
                 namesObserved[type, default: []].insert(message)
             }
@@ -473,6 +481,15 @@ public struct LeakAnalyzer {
             findings.append(finding)
         }
         return !missed.isEmpty
+    }
+
+    /// `removeObserver(self, name: N)` right before adding `N` again (no post or lifecycle step between):
+    /// the defensive re-add that keeps one registration, correct code, not an unbalanced removal.
+    private mutating func forgiveDefensiveRemoval(before event: RecordedEvent) {
+        guard !pendingRemovals.isEmpty, let owner = event.owner, let message = event.message else { return }
+        pendingRemovals.removeAll {
+            $0.finding.ownerID == owner && $0.finding.message == message && $0.finding.seq > lastActivity
+        }
     }
 
     /// Owners whose `deinit` was recorded, settled once the removals it makes have been read.

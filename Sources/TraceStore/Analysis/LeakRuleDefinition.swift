@@ -144,7 +144,7 @@ extension LeakRuleDefinition {
                 + "Add the observer in viewWillAppear and remove it in viewWillDisappear.",
             reportedWhen: "a keyboard, orientation or activity message reached a covered screen (or an object living in "
                 + "it); activity messages one severity lower (note); the message set is "
-                + "`LeakAnalyzer.Configuration.offscreenMessages`, `tracectl leaks --offscreen-messages`",
+                + "`LeakAnalyzer.Configuration.offscreenMessages`, `tracectl leaks --offscreen-messages default-activity`",
             notReported: "visible screens; screens out of the hierarchy (that is the rule above)",
             misuses: [
                 Misuse(kinds: "any", code: "keyboard observers added in `viewDidLoad`, removed in `deinit`",
@@ -169,8 +169,8 @@ extension LeakRuleDefinition {
             help: "A removal found nothing registered: a token or block removed twice, or a name removed again. "
                 + "Harmless in Foundation; it shows the add and remove calls are not paired.",
             reportedWhen: "a token or block removed twice; a name removed when not registered (harmless, but confused)",
-            notReported: "`removeObserver(self)` with nothing registered; a removal that missed an observer "
-                + "(that is `removal-misses-observer`, once)",
+            notReported: "`removeObserver(self)` with nothing registered; a removal by name right before adding that "
+                + "name again (the defensive re-add); a removal that missed an observer (that is `removal-misses-observer`, once)",
             misuses: [
                 Misuse(kinds: "any", code: "the same removal in `viewWillDisappear` and in `deinit`",
                        foundation: "the second finds nothing and does nothing"),

@@ -12,9 +12,9 @@ struct OffscreenMessagesArgument: ExpressibleByArgument {
     }
 
     static let help = ArgumentHelp(
-        "The messages whose delivery to a covered screen is delivery-while-offscreen: names and groups "
-            + "(keyboard, orientation, activity, default) replace the default set; +NAME and -NAME change it "
-            + "(-activity narrows it, +UIContentSizeCategoryDidChangeNotification widens it).",
+        "The messages whose delivery to a covered screen is delivery-while-offscreen: message names and groups "
+            + "(keyboard, orientation, activity, default) joined by + and -, left to right: default-activity narrows "
+            + "the default set, default+UIContentSizeCategoryDidChangeNotification widens it, keyboard replaces it.",
         valueName: "list")
 }
 
@@ -54,7 +54,7 @@ struct LeakReport {
     private var sessionArgument: String { session.id == 1 ? "" : " --session \(session.id)" }
 
     /// The selector semantics the rules judged the session by: what it recorded, modern when it
-    /// recorded none (version-1 traces), as ``LeakAnalyzer/analyze(_:session:rules:)`` assumes.
+    /// recorded none (version-1 traces), as ``LeakAnalyzer/analyze(_:session:rules:offscreenMessages:)`` assumes.
     var selectorSemantics: SelectorSemantics { session.selectorSemantics ?? .modern }
 
     /// Said in the text only when it is not the default: a legacy session's selector findings are crashes.
