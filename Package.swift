@@ -9,6 +9,8 @@ let package = Package(
         .library(name: "TraceStore", targets: ["TraceStore"]),
         .library(name: "AppModel", targets: ["AppModel"]),
         .library(name: "ScenarioTrace", targets: ["ScenarioTrace"]),
+        // The scanner as a library, for the fuzz target and the benchmark (tracectl does not link it).
+        .library(name: "ObserverScan", targets: ["ObserverScan"]),
         .executable(name: "tracectl", targets: ["tracectl"]),
         // `tracectl scan`'s companion: swift-syntax stays out of tracectl (docs/SCAN.md).
         .executable(name: "tracectl-scan", targets: ["tracectl-scan"]),
