@@ -45,9 +45,10 @@ public enum ScenarioRecording {
         defer { if !finished { TraceFiles.remove(at: temporary) } }
 
         let recorder = try TraceRecorder(path: temporary, session: SessionInfo(
-            name: scenario.name, app: appName, scenario: String(decoding: data, as: UTF8.self), startedAt: startedAt))
+            name: scenario.name, app: appName, scenario: String(decoding: data, as: UTF8.self), startedAt: startedAt,
+            selectorSemantics: scenario.selectorSemantics))
         let clock = ManualClock()
-        let bus = Bus(sink: recorder, clock: clock.traceClock)
+        let bus = Bus(sink: recorder, clock: clock.traceClock, selectorSemantics: scenario.selectorSemantics)
         let runner = ScenarioRunner(scenario: scenario, file: file, bus: bus, clock: clock)
         do {
             try runner.run()
