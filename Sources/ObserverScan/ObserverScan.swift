@@ -1,7 +1,7 @@
 public import Foundation
 import SwiftParser
 import SwiftSyntax
-public import NotifyBus
+import NotifyBus
 import TraceStore
 
 /// `tracectl scan`: finds observer bugs in an app's Swift sources without running it.
@@ -69,7 +69,10 @@ public enum ObserverScan {
         // A base class's note comes once per subclass: once is enough.
         var seenNotes = Set<String>()
         report.notes = report.notes.sorted { ($0.location, $0.text) < ($1.location, $1.text) }
-            .filter { seenNotes.insert("\($0.location) \($0.text)").inserted }
+            .filter { note in
+                let general = note.type.map { note.text.replacingOccurrences(of: $0, with: "*") } ?? note.text
+                return seenNotes.insert("\(note.location) \(general)").inserted
+            }
         report.warnings.sort { ($0.path, $0.text) < ($1.path, $1.text) }
         report.traces = options.keepTraces
         return report
