@@ -114,6 +114,12 @@ struct BodyWalker {
                 }
             } else {
                 target = tokenTarget(first, node: Syntax(call))
+                if case .token(let property) = target, labels.count >= 2, labels[1] == "name",
+                   let nameArgument = call.arguments.dropFirst().first?.expression {
+                    actions.append(.remove(RemovalFact(target: .tokenNamed(property, Self.nameExpression(nameArgument)),
+                                                       location: here, conditions: conditions)))
+                    return
+                }
             }
             actions.append(.remove(RemovalFact(target: target, location: here, conditions: conditions)))
         case "cancel" where labels.isEmpty:
@@ -313,6 +319,7 @@ struct BodyWalker {
     private func tokenTarget(_ expression: ExprSyntax, node: Syntax) -> RemovalTarget {
         var inner = expression
         while true {
+            if let cast = inner.as(AsExprSyntax.self) { inner = cast.expression; continue }
             if let unwrap = inner.as(ForceUnwrapExprSyntax.self) { inner = unwrap.expression; continue }
             if let chain = inner.as(OptionalChainingExprSyntax.self) { inner = chain.expression; continue }
             break

@@ -92,6 +92,8 @@ enum RemovalTarget: Sendable, Hashable {
     case name(NameExpression)
     /// `removeObserver(property)`, `property.cancel()`.
     case token(String)
+    /// `removeObserver(property, name: N, object:)`: removes the registration only if it is of N.
+    case tokenNamed(String, NameExpression)
     /// `for o in collection { removeObserver(o) }`, `collection.forEach { $0.cancel() }`.
     case collection(String)
     /// `property = nil`, `collection.removeAll()`, `collection = []`.

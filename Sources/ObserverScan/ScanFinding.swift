@@ -87,9 +87,16 @@ public struct ScanFinding: Sendable, Hashable {
         related = aboutRemoval ? (removal == nil ? nil : registration?.location) : removal?.location
         journeys = [journey]
         lowered = nil
-        if finding.rule == .duplicateRegistration, let registration, !registration.conditions.isEmpty {
+        if finding.rule == .duplicateRegistration, let message = finding.message,
+           builder.origins.values.contains(where: { other in
+               guard let fact = other.registration, !fact.conditions.isEmpty,
+                     case .message(let name, _) = builder.resolve(fact.name) else { return false }
+               return name == message
+           }) {
+            // One of the registrations of this name is conditional (`if !isFirstLayout`): the
+            // conditions may keep them apart, which the scan does not evaluate.
             severity = .note
-            lowered = "a note: the registration is conditional, and the scan cannot tell whether the condition holds twice"
+            lowered = "a note: a registration of this name is conditional, and the scan does not evaluate conditions"
         }
         if finding.rule == .removalMissesObserver, finding.observerKind == nil, builder.model.hasUnresolved {
             severity = .note
