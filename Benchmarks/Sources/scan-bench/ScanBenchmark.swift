@@ -71,6 +71,14 @@ func parseAlone(_ files: [String]) -> Int {
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == "--report", arguments.count >= 2 {
+    // The scan alone, in release mode, its JSON report on standard output (docs/SCAN.md's
+    // real-app runs): `scan-bench --report PATH [DEPLOYMENT_TARGET]`.
+    let report = try ObserverScan.scan(ScanOptions(paths: [arguments[1]], sourceRoot: arguments[1],
+                                                   deploymentTarget: arguments.count > 2 ? arguments[2] : nil))
+    print(report.json().rendered(pretty: true))
+    exit(0)
+}
 guard let root = arguments.first else {
     FileHandle.standardError.write(Data("usage: scan-bench PATH [ROUNDS]\n".utf8))
     exit(64)
