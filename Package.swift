@@ -65,7 +65,7 @@ let package = Package(
         .executableTarget(name: "tracectl-scan", dependencies: [
             "ObserverScan", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        .testTarget(name: "ObserverScanTests", dependencies: ["ObserverScan", "TraceStore", "TestSupport"]),
+        .testTarget(name: "ObserverScanTests", dependencies: ["ObserverScan", "TraceStore", "NotifyBus", "TestSupport"]),
         .testTarget(name: "tracectlTests", dependencies: ["TraceStore", "NotifyBus", "ScenarioTrace", "TestSupport", "tracectl"]),
     ],
     swiftLanguageModes: [.v6]

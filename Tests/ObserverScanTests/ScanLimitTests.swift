@@ -1,4 +1,5 @@
 import Foundation
+import NotifyBus
 import ObserverScan
 import Testing
 import TestSupport
