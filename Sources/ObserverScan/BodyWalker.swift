@@ -320,6 +320,12 @@ struct BodyWalker {
         var inner = expression
         while true {
             if let cast = inner.as(AsExprSyntax.self) { inner = cast.expression; continue }
+            // `token as Any` before operators are folded: a sequence of the value, `as`, the type.
+            if let sequence = inner.as(SequenceExprSyntax.self), sequence.elements.count == 3,
+               Array(sequence.elements)[1].is(UnresolvedAsExprSyntax.self), let first = sequence.elements.first {
+                inner = first
+                continue
+            }
             if let unwrap = inner.as(ForceUnwrapExprSyntax.self) { inner = unwrap.expression; continue }
             if let chain = inner.as(OptionalChainingExprSyntax.self) { inner = chain.expression; continue }
             break

@@ -45,6 +45,8 @@ struct ObserverModel {
         var notes: [ScanNote]
         /// Whether something the scanner could not follow may register for this type.
         var hasUnresolved: Bool
+        /// A navigation, tab or split controller: presented, never pushed.
+        var isContainer = false
     }
 
     private var classes: [String: TypeDeclFacts] = [:]
@@ -406,9 +408,11 @@ struct ObserverModel {
                 }
             }
         }
+        let base = externalBase(of: chain)?.split(separator: ".").last.map(String.init) ?? ""
         return TypeModel(name: name, role: role, location: own.location, isSingleton: decls.contains { $0.isSingleton },
                          moments: moments, memberNames: memberNames, collections: collections, notes: notes,
-                         hasUnresolved: hasUnresolved)
+                         hasUnresolved: hasUnresolved,
+                         isContainer: ["UINavigationController", "UITabBarController", "UISplitViewController"].contains(base))
     }
 
     /// The activity moment a notification name stands for, if it is one.

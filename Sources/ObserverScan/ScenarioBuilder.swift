@@ -311,15 +311,18 @@ struct ScenarioBuilder {
         let rotation: [[String: Any]] = messages.contains("orientationDidChange")
             ? [["rotate": "landscapeLeft"], ["rotate": "portrait"]] : []
         let around = keyboard + activity + rotation + posts
-        return [
-            Journey(name: "push, covered by a push, pop back, interactive pop cancelled then completed", steps:
+        var journeys: [Journey] = []
+        if !model.isContainer {
+            journeys.append(Journey(name: "push, covered by a push, pop back, interactive pop cancelled then completed", steps:
                 [["push": shown]] + around + [["push": Self.coverScreen]] + around + [["pop": [:]]]
-                + [["interactivePop": "cancel"], ["interactivePop": "complete"]] + around),
-            Journey(name: "presented as a sheet, dismissed", steps:
-                [["present": shown, "style": "pageSheet"]] + keyboard + posts + [["dismiss": [:]]] + keyboard + posts),
-            Journey(name: "presented full screen, covered by a full-screen presentation, dismissed", steps:
-                [["present": shown, "style": "fullScreen"]] + around + [["present": Self.coverScreen, "style": "fullScreen"]]
-                + around + [["dismiss": [:]], ["dismiss": [:]]] + around),
-        ]
+                + [["interactivePop": "cancel"], ["interactivePop": "complete"]] + around))
+        }
+        journeys.append(Journey(name: "presented as a sheet, interactive dismiss cancelled then completed", steps:
+            [["present": shown, "style": "pageSheet"]] + keyboard + posts
+            + [["interactiveDismiss": "cancel"], ["interactiveDismiss": "complete"]] + keyboard + posts))
+        journeys.append(Journey(name: "presented full screen, covered by a full-screen presentation, dismissed", steps:
+            [["present": shown, "style": "fullScreen"]] + around + [["present": Self.coverScreen, "style": "fullScreen"]]
+            + around + [["dismiss": [:]], ["dismiss": [:]]] + around))
+        return journeys
     }
 }

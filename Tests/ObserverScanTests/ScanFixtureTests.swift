@@ -132,9 +132,18 @@ func scanFindings(_ paths: [String], target: String? = nil) throws -> [String] {
         #expect(try scanFindings(["legacy-selector-never-removed-fixed.swift"], target: "8.0") == [])
     }
 
+    @Test func aTokenRemovedUnderAnotherNameStaysRegistered() throws {
+        let leaked = [13, 19].flatMap { line in
+            ["delivery-after-owner-gone", "delivery-while-offscreen", "duplicate-registration", "observer-outlives-owner"]
+                .map { "\($0) token-removed-under-wrong-name.swift:\(line)" }
+        }
+        #expect(try scanFindings(["token-removed-under-wrong-name.swift"]) == leaked)
+        #expect(try scanFindings(["token-removed-under-wrong-name-fixed.swift"]) == [])
+    }
+
     @Test func everyFixedTwinGivesNoNoteEither() throws {
         let files = try FileManager.default.contentsOfDirectory(atPath: fixtures).filter { $0.hasSuffix("-fixed.swift") || $0.hasSuffix("-fixed") }
-        #expect(files.count >= 14)
+        #expect(files.count >= 15)
         for file in files {
             let report = try ObserverScan.scan(ScanOptions(paths: [fixtures + "/" + file], sourceRoot: fixtures, deploymentTarget: "8.0"))
             #expect(report.findings.isEmpty, "\(file): \(report.findings.map(\.text))")
