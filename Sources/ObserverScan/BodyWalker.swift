@@ -148,7 +148,7 @@ struct BodyWalker {
             if receiver == "super" {
                 actions.append(.superCall(name: name))
             } else if receiver == nil || receiver == "self" {
-                actions.append(.call(name: name, labels: labels, location: here))
+                actions.append(.call(name: name, labels: labels, location: here, conditions: conditions))
             }
         }
     }

@@ -113,7 +113,7 @@ enum MethodAction: Sendable, Hashable {
     case register(RegistrationFact)
     case remove(RemovalFact)
     /// A call of a method of `self` (explicit or implicit): its base name and argument labels.
-    case call(name: String, labels: [String], location: SourceLocation)
+    case call(name: String, labels: [String], location: SourceLocation, conditions: [String])
     /// `super.name(…)`.
     case superCall(name: String)
 }

@@ -173,7 +173,7 @@ struct ObserverModel {
     /// What `method` does, following calls of the type's methods (dynamic dispatch from the most
     /// derived class) and `super` calls (from the class after the one that holds `method`).
     private func expand(_ method: MethodFacts, holder: TypeDeclFacts, chain: [TypeDeclFacts], conformed: [String],
-                        via: [String], into expansion: inout Expansion, depth: Int) {
+                        via: [String], into expansion: inout Expansion, depth: Int, conditions inherited: [String] = []) {
         guard depth < 24 else { return }
         let key = "\(holder.name).\(method.name)(\(method.labels.joined(separator: ":")))@\(method.location)"
         guard !via.contains(key) else { return }
@@ -182,14 +182,18 @@ struct ObserverModel {
         let names = here.map { $0.split(separator: "@").first.map(String.init) ?? $0 }
         for action in method.actions {
             switch action {
-            case .register(let fact):
+            case .register(var fact):
+                // The conditions around the calls that lead here hold too: `if !isFirstLayout { addObservers() }`.
+                fact.conditions = inherited + fact.conditions
                 expansion.reached.append(Reached(fact: .register(fact), via: Self.readable(names)))
-            case .remove(let fact):
+            case .remove(var fact):
+                fact.conditions = inherited + fact.conditions
                 expansion.reached.append(Reached(fact: .remove(fact), via: Self.readable(names)))
-            case .call(let name, let labels, let location):
+            case .call(let name, let labels, let location, let conditions):
                 let order = lookupOrder(chain, from: 0, protocols: conformed)
                 if let (callee, decl) = find(name, labels: labels, in: order) {
-                    expand(callee, holder: decl, chain: chain, conformed: conformed, via: here, into: &expansion, depth: depth + 1)
+                    expand(callee, holder: decl, chain: chain, conformed: conformed, via: here, into: &expansion, depth: depth + 1,
+                           conditions: inherited + conditions)
                 } else if Self.soundsLikeObserving(name) {
                     expansion.unresolvedCalls.append((name, location))
                 }
@@ -198,7 +202,8 @@ struct ObserverModel {
                 else { continue }
                 let order = lookupOrder(chain, from: index + 1, protocols: [])
                 if let (callee, decl) = find(name, labels: nil, in: order) {
-                    expand(callee, holder: decl, chain: chain, conformed: conformed, via: here, into: &expansion, depth: depth + 1)
+                    expand(callee, holder: decl, chain: chain, conformed: conformed, via: here, into: &expansion, depth: depth + 1,
+                           conditions: inherited)
                 }
             }
         }
