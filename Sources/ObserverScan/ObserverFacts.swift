@@ -143,8 +143,23 @@ struct TypeDeclFacts: Sendable, Hashable {
     var methods: [MethodFacts]
     /// Stored and computed properties: names, with whether the declared type looks like a collection.
     var properties: [String: Bool]
+    /// The types its stored properties hold, as written (`KeyboardHelper` for `let helper = KeyboardHelper()`
+    /// or `var helper: KeyboardHelper?`): who owns whom.
+    var propertyTypes: Set<String> = []
     /// Has `static let shared` / `static var shared` / `static let default`: a singleton that lives for ever.
     var isSingleton: Bool
+
+    init(kind: Kind, name: String, inherited: [String], selfConstraints: [String], location: SourceLocation,
+         methods: [MethodFacts], properties: [String: Bool], isSingleton: Bool) {
+        self.kind = kind
+        self.name = name
+        self.inherited = inherited
+        self.selfConstraints = selfConstraints
+        self.location = location
+        self.methods = methods
+        self.properties = properties
+        self.isSingleton = isSingleton
+    }
 }
 
 /// A `Notification.Name` constant defined in the code: `static let didLogin = Notification.Name("didLogin")`.

@@ -47,6 +47,8 @@ struct ObserverModel {
         var hasUnresolved: Bool
         /// A navigation, tab or split controller: presented, never pushed.
         var isContainer = false
+        /// For an object: a screen of the scanned code keeps one in a stored property, so it goes with its screen.
+        var heldByScreen = false
     }
 
     private var classes: [String: TypeDeclFacts] = [:]
@@ -91,7 +93,20 @@ struct ObserverModel {
 
     /// Every class with at least one registration or removal in it, its extensions, superclasses or protocol extensions.
     func models() -> [TypeModel] {
-        classes.keys.sorted().compactMap(model)
+        var result = classes.keys.sorted().compactMap(model)
+        // Types a screen keeps in a property: their lifetime is the screen's, as the journeys model it.
+        var held = Set<String>()
+        for type in result where type.role == .screen {
+            for decl in chain(of: type.name) {
+                held.formUnion(decl.propertyTypes)
+                for ext in extensions[decl.name] ?? [] { held.formUnion(ext.propertyTypes) }
+            }
+        }
+        for index in result.indices where result[index].role != .screen {
+            let name = result[index].name
+            result[index].heldByScreen = held.contains(name) || held.contains(String(name.split(separator: ".").last ?? ""))
+        }
+        return result
     }
 
     // MARK: Resolution

@@ -98,6 +98,14 @@ public struct ScanFinding: Sendable, Hashable {
             severity = .note
             lowered = "a note: a registration of this name is conditional, and the scan does not evaluate conditions"
         }
+        if builder.model.role == .object, !builder.model.heldByScreen, severity == .error {
+            // Released with its screen is the journeys' guess for a helper no screen of the scanned
+            // code keeps: an app-lifetime service never is. What is certain is the observer outlives
+            // the object if the object is ever released.
+            severity = .warning
+            lowered = "a warning: no screen of the scanned code keeps a \(type), so its lifetime is a guess; "
+                + "if it lives as long as the app, this is no leak"
+        }
         if finding.rule == .removalMissesObserver, finding.observerKind == nil, builder.model.hasUnresolved {
             severity = .note
             lowered = "a note: \(type) has registrations the scan could not follow, which may add this name"
