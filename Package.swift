@@ -14,6 +14,8 @@ let package = Package(
         .executable(name: "tracectl", targets: ["tracectl"]),
         // `tracectl scan`'s companion: swift-syntax stays out of tracectl (docs/SCAN.md).
         .executable(name: "tracectl-scan", targets: ["tracectl-scan"]),
+        .library(name: "TraceFleet", targets: ["TraceFleet"]),
+        .executable(name: "tracectl-fleet", targets: ["tracectl-fleet"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -21,6 +23,8 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
         // The scanner only (ObserverScan, tracectl-scan): never a dependency of tracectl.
         .package(url: "https://github.com/swiftlang/swift-syntax", exact: "603.0.1"),
+        // The fleet's PostgreSQL store only (FleetPostgres, tracectl-fleet): never linked by tracectl.
+        .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2"),
     ],
     targets: [
         .systemLibrary(
@@ -38,7 +42,7 @@ let package = Package(
         .executableTarget(
             name: "tracectl",
             dependencies: [
-                "NotifyBus", "TraceStore", "AppModel", "ScenarioTrace",
+                "NotifyBus", "TraceStore", "AppModel", "ScenarioTrace", "TraceFleet",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -66,6 +70,14 @@ let package = Package(
             "ObserverScan", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .testTarget(name: "ObserverScanTests", dependencies: ["ObserverScan", "TraceStore", "NotifyBus", "TestSupport"]),
+        // Many traces: session summaries and the fleet report (light: tracectl links it).
+        .target(name: "TraceFleet", dependencies: ["TraceStore", "NotifyBus"]),
+        // The fleet's PostgreSQL store: postgres-nio stays inside it and its companion executable.
+        .target(name: "FleetPostgres", dependencies: ["TraceFleet", .product(name: "PostgresNIO", package: "postgres-nio")]),
+        .executableTarget(name: "tracectl-fleet", dependencies: [
+            "TraceFleet", "FleetPostgres", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .testTarget(name: "TraceFleetTests", dependencies: ["TraceFleet", "FleetPostgres", "TraceStore", "NotifyBus", "ScenarioTrace", "TestSupport"]),
         .testTarget(name: "tracectlTests", dependencies: ["TraceStore", "NotifyBus", "ScenarioTrace", "TestSupport", "tracectl"]),
     ],
     swiftLanguageModes: [.v6]

@@ -83,6 +83,7 @@ final class TraceWriter {
         try create.run()
         let session = sqlite3_last_insert_rowid(db.handle)
         self.session = session
+        try info.metadata.write(session: session, to: db)
         // Once the session's row is committed: a journal always names a session the trace holds.
         journal = try journalEvents.map { (events) throws(TraceStoreError) in
             try EventJournal(trace: db.path, session: session, startedAt: startedAt, events: events)

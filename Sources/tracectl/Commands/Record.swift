@@ -31,7 +31,14 @@ extension TraceCtl {
         @Flag(help: "Replace an existing trace at the output instead of adding the session to it.")
         var replace = false
 
+        @Option(name: .customLong("meta"), help: ArgumentHelp("""
+            A fact about the session, key=value (repeatable): version, build, os, device, test and uuid set those \
+            fields (tracectl sessions, tracectl report); any other key is kept as it is.
+            """, valueName: "key=value"))
+        var meta: [String] = []
+
         func run() throws {
+            let metadata = try reportingErrors { try SessionMetadata(arguments: meta) }
             let data = try readScenario(scenario)
             let url = URL(fileURLWithPath: scenario)
             let path = output ?? url.deletingPathExtension().lastPathComponent + ".trace"
@@ -43,7 +50,8 @@ extension TraceCtl {
             let interrupts = RemovingOnInterrupt(TraceFiles.partialPath(of: target))
             defer { interrupts.cancel() }
             let summary = try reportingErrors {
-                try ScenarioRecording.record(scenario: data, file: Self.callSiteFile(scenario), to: path, input: scenario)
+                try ScenarioRecording.record(scenario: data, file: Self.callSiteFile(scenario), to: path, input: scenario,
+                                              metadata: metadata)
             }
             print("recorded '\(summary.scenarioName)': \(summary.events) events, session \(summary.sessionID) -> \(summary.path)")
         }
