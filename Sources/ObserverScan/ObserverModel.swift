@@ -233,6 +233,8 @@ struct ObserverModel {
 
     /// A method name that suggests it registers observers: an unresolved call of it is noted.
     static func soundsLikeObserving(_ name: String) -> Bool {
+        // `NotificationViewController()` makes an object: not a method of this class.
+        guard name.first?.isUppercase != true else { return false }
         let lower = name.lowercased()
         return ["observ", "notification", "subscribe", "listen", "keyboardnotification"].contains { lower.contains($0) }
     }
