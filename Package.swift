@@ -9,6 +9,8 @@ let package = Package(
         .library(name: "TraceStore", targets: ["TraceStore"]),
         .library(name: "AppModel", targets: ["AppModel"]),
         .library(name: "ScenarioTrace", targets: ["ScenarioTrace"]),
+        // The scanner as a library, for the fuzz target and the benchmark (tracectl does not link it).
+        .library(name: "ObserverScan", targets: ["ObserverScan"]),
         .executable(name: "tracectl", targets: ["tracectl"]),
         // `tracectl scan`'s companion: swift-syntax stays out of tracectl (docs/SCAN.md).
         .executable(name: "tracectl-scan", targets: ["tracectl-scan"]),
@@ -67,7 +69,7 @@ let package = Package(
         .executableTarget(name: "tracectl-scan", dependencies: [
             "ObserverScan", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        .testTarget(name: "ObserverScanTests", dependencies: ["ObserverScan", "TraceStore", "TestSupport"]),
+        .testTarget(name: "ObserverScanTests", dependencies: ["ObserverScan", "TraceStore", "NotifyBus", "TestSupport"]),
         // Many traces: session summaries and the fleet report (light: tracectl links it).
         .target(name: "TraceFleet", dependencies: ["TraceStore", "NotifyBus"]),
         // The fleet's PostgreSQL store: postgres-nio stays inside it and its companion executable.

@@ -8,6 +8,8 @@ let package = Package(
     platforms: [.macOS(.v15)],
     dependencies: [
         .package(name: "NotifyBus", path: ".."),
+        // scan-bench only: the scanner against swift-syntax's parser alone.
+        .package(url: "https://github.com/swiftlang/swift-syntax", exact: "603.0.1"),
     ],
     targets: [
         .systemLibrary(name: "CSQLiteBench", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
@@ -18,6 +20,15 @@ let package = Package(
                 .product(name: "TraceStore", package: "NotifyBus"),
                 .product(name: "AppModel", package: "NotifyBus"),
                 "CSQLiteBench",
+            ]
+        ),
+        // `swift run -c release --package-path Benchmarks scan-bench PATH`: tracectl scan against parsing alone.
+        .executableTarget(
+            name: "scan-bench",
+            dependencies: [
+                .product(name: "ObserverScan", package: "NotifyBus"),
+                .product(name: "SwiftParser", package: "swift-syntax"),
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
             ]
         ),
     ],

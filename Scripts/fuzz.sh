@@ -7,7 +7,8 @@
 # TARGETs: scenario (Scenario.parse, then the scenario run through the lifecycle model),
 # trace (a mutated trace file, or a real one with rows changed through SQL, through
 # TraceReader, the TraceState fold, LeakAnalyzer, stats, the timeline (whole and windowed), the verifier and diff), bridge (FoundationBridge on hostile userInfo, recorded into a trace file),
-# payload (recorded payloads decoded by MessageRegistry, differentially against JSONDecoder).
+# payload (recorded payloads decoded by MessageRegistry, differentially against JSONDecoder),
+# scan (bytes as a Swift file through tracectl scan's scanner: parse, model, journeys, rules).
 # Default: all four, one after the other.
 #
 # Work files live in .build-fuzz/ (gitignored): corpus/TARGET grows across runs, seeded
@@ -37,7 +38,7 @@ while [ $# -gt 0 ]; do
         -t) [ $# -ge 2 ] || usage; seconds=$2; shift 2 ;;
         --reproduce) reproduce=1; shift ;;
         -h|--help) usage ;;
-        scenario|trace|bridge|payload) targets+=("$1"); shift ;;
+        scenario|trace|bridge|payload|scan) targets+=("$1"); shift ;;
         *) if [ "$reproduce" = 1 ] && [ ${#targets[@]} -ge 1 ]; then break; fi
            echo "fuzz.sh: unknown target or option '$1'" >&2; exit 64 ;;
     esac
@@ -51,6 +52,7 @@ binary() {
         trace) echo FuzzTraceReader ;;
         bridge) echo FuzzBridge ;;
         payload) echo FuzzPayload ;;
+        scan) echo FuzzScan ;;
     esac
 }
 
@@ -86,6 +88,7 @@ seed() {
         trace) find "$root/Tests/Fixtures" -name '*.trace' -exec cp {} "$corpus"/ \; ; cp "$root"/Fuzz/seeds/trace/* "$corpus"/ ;;
         bridge) cp "$root"/Fuzz/seeds/bridge/* "$corpus"/ ;;
         payload) cp "$root"/Fuzz/seeds/payload/* "$corpus"/ ;;
+        scan) cp "$root"/Fuzz/seeds/scan/* "$corpus"/ ;;
     esac
 }
 
@@ -102,6 +105,7 @@ for target in "${targets[@]}"; do
         trace) options+=(-max_len=131072) ;;
         bridge) options+=(-max_len=4096) ;;
         payload) options+=(-max_len=4096) ;;
+        scan) options+=(-max_len=16384) ;;
     esac
     echo "fuzz.sh: $target for ${seconds}s (log: $log)" >&2
     started="$work/logs/$target.started"

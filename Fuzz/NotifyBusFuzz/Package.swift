@@ -41,6 +41,12 @@ let package = Package(
             dependencies: [.product(name: "TraceStore", package: "NotifyBus"), .product(name: "NotifyBus", package: "NotifyBus")],
             swiftSettings: fuzzerFlags
         ),
+        // Arbitrary bytes as a Swift file through the scanner (swift-syntax, the model, the journeys' traces).
+        .executableTarget(
+            name: "FuzzScan",
+            dependencies: [.product(name: "ObserverScan", package: "NotifyBus")],
+            swiftSettings: fuzzerFlags
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -79,9 +79,11 @@ struct BodyWalker {
             let args = Array(call.arguments)
             let observer = args[0].expression
             let selector = Self.selectorName(args[1].expression)
-            append(RegistrationFact(kind: .selector(method: selector), name: Self.nameExpression(args[2].expression),
-                                    capture: nil, destination: .discarded, observerIsSelf: Self.isSelf(observer),
-                                    location: here, conditions: conditions))
+            for name in names(args[2].expression, at: Syntax(call)) {
+                append(RegistrationFact(kind: .selector(method: selector), name: name,
+                                        capture: nil, destination: .discarded, observerIsSelf: Self.isSelf(observer),
+                                        location: here, conditions: conditions))
+            }
         case "addObserver" where isCenter && labels.first == "forName":
             let name = Self.nameExpression(call.arguments.first!.expression)
             let closure = Self.closure(of: call, label: "using")
@@ -103,12 +105,21 @@ struct BodyWalker {
             let target: RemovalTarget
             if Self.isSelf(first) {
                 if labels.count >= 2, labels[1] == "name", let nameArgument = call.arguments.dropFirst().first?.expression {
-                    target = .name(Self.nameExpression(nameArgument))
+                    for name in names(nameArgument, at: Syntax(call)) {
+                        actions.append(.remove(RemovalFact(target: .name(name), location: here, conditions: conditions)))
+                    }
+                    return
                 } else {
                     target = .owner
                 }
             } else {
                 target = tokenTarget(first, node: Syntax(call))
+                if case .token(let property) = target, labels.count >= 2, labels[1] == "name",
+                   let nameArgument = call.arguments.dropFirst().first?.expression {
+                    actions.append(.remove(RemovalFact(target: .tokenNamed(property, Self.nameExpression(nameArgument)),
+                                                       location: here, conditions: conditions)))
+                    return
+                }
             }
             actions.append(.remove(RemovalFact(target: target, location: here, conditions: conditions)))
         case "cancel" where labels.isEmpty:
@@ -137,7 +148,7 @@ struct BodyWalker {
             if receiver == "super" {
                 actions.append(.superCall(name: name))
             } else if receiver == nil || receiver == "self" {
-                actions.append(.call(name: name, labels: labels, location: here))
+                actions.append(.call(name: name, labels: labels, location: here, conditions: conditions))
             }
         }
     }
@@ -308,6 +319,13 @@ struct BodyWalker {
     private func tokenTarget(_ expression: ExprSyntax, node: Syntax) -> RemovalTarget {
         var inner = expression
         while true {
+            if let cast = inner.as(AsExprSyntax.self) { inner = cast.expression; continue }
+            // `token as Any` before operators are folded: a sequence of the value, `as`, the type.
+            if let sequence = inner.as(SequenceExprSyntax.self), sequence.elements.count == 3,
+               Array(sequence.elements)[1].is(UnresolvedAsExprSyntax.self), let first = sequence.elements.first {
+                inner = first
+                continue
+            }
             if let unwrap = inner.as(ForceUnwrapExprSyntax.self) { inner = unwrap.expression; continue }
             if let chain = inner.as(OptionalChainingExprSyntax.self) { inner = chain.expression; continue }
             break
@@ -350,6 +368,59 @@ struct BodyWalker {
             if here.is(FunctionDeclSyntax.self) || here.is(CodeBlockItemListSyntax.self) && here.parent?.is(SourceFileSyntax.self) == true {
                 return nil
             }
+            current = here.parent
+        }
+        return nil
+    }
+
+    /// A name argument, or each element of the array literal a loop variable runs over:
+    /// `for name in [A, B] { … name: name … }`, `[A, B].forEach { name in … }`, `names.forEach { … $0 … }`
+    /// with `let names = [A, B]` earlier in the method.
+    private func names(_ expression: ExprSyntax, at node: Syntax) -> [NameExpression] {
+        let written = Self.nameExpression(expression)
+        guard let variable = expression.as(DeclReferenceExprSyntax.self)?.baseName.text else { return [written] }
+        var current = node.parent
+        while let here = current {
+            if let loop = here.as(ForStmtSyntax.self), loop.pattern.trimmedDescription == variable,
+               let elements = arrayElements(loop.sequence, from: here) {
+                return elements.map(Self.nameExpression)
+            }
+            if let closure = here.as(ClosureExprSyntax.self) {
+                let parameters = closure.signature?.parameterClause.map { clause -> [String] in
+                    switch clause {
+                    case .simpleInput(let list): list.map(\.name.text)
+                    case .parameterClause(let parameters): parameters.parameters.map(\.firstName.text)
+                    }
+                } ?? []
+                guard parameters.first == variable || (variable == "$0" && parameters.isEmpty) else { return [written] }
+                let call = closure.parent?.as(FunctionCallExprSyntax.self) ?? closure.parent?.parent?.parent?.as(FunctionCallExprSyntax.self)
+                if let member = call?.calledExpression.as(MemberAccessExprSyntax.self), member.declName.baseName.text == "forEach",
+                   let base = member.base, let elements = arrayElements(base, from: here) {
+                    return elements.map(Self.nameExpression)
+                }
+                return [written]
+            }
+            if here.is(FunctionDeclSyntax.self) || here.is(InitializerDeclSyntax.self) { break }
+            current = here.parent
+        }
+        return [written]
+    }
+
+    /// An array literal, or a local initialised with one earlier in the enclosing body.
+    private func arrayElements(_ expression: ExprSyntax, from node: Syntax) -> [ExprSyntax]? {
+        if let array = expression.as(ArrayExprSyntax.self) { return array.elements.map(\.expression) }
+        guard let local = expression.as(DeclReferenceExprSyntax.self)?.baseName.text else { return nil }
+        var current: Syntax? = node
+        while let here = current {
+            if let body = here.as(CodeBlockSyntax.self) {
+                for item in body.statements {
+                    guard let variable = item.item.as(VariableDeclSyntax.self) else { continue }
+                    for binding in variable.bindings where binding.pattern.trimmedDescription == local {
+                        if let array = binding.initializer?.value.as(ArrayExprSyntax.self) { return array.elements.map(\.expression) }
+                    }
+                }
+            }
+            if here.is(FunctionDeclSyntax.self) { return nil }
             current = here.parent
         }
         return nil

@@ -121,6 +121,11 @@ struct FactCollector {
                         continue
                     }
                     type.properties[identifier] = Self.looksLikeCollection(binding)
+                    if let annotation = binding.typeAnnotation?.type.trimmedDescription {
+                        type.propertyTypes.insert(Self.typeName(annotation))
+                    } else if let call = binding.initializer?.value.as(FunctionCallExprSyntax.self) {
+                        type.propertyTypes.insert(Self.typeName(call.calledExpression.trimmedDescription))
+                    }
                     // A stored property's initial value runs at init: `let observer = center.addObserver(…)`.
                     if let value = binding.initializer?.value {
                         var walker = BodyWalker(collector: self, conditions: [], propertyInitializer: identifier)

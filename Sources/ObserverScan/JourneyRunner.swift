@@ -19,7 +19,8 @@ enum JourneyRunner {
         let builder = ScenarioBuilder(model: model, constants: constants)
         var outcome = Outcome()
         outcome.notes = model.notes + builder.notes
-        guard !builder.isEmpty else { return outcome }
+        // A singleton (`static let shared`) lives as long as the process: its observers are meant to.
+        guard !builder.isEmpty, !model.isSingleton else { return outcome }
         outcome.modelled = true
         // The subject's name may repeat across modules: the qualified name's hash keeps files apart.
         let path = folder + "/" + builder.subject + "-" + stableHash(model.name + "@" + model.location.file) + ".trace"

@@ -92,6 +92,8 @@ enum RemovalTarget: Sendable, Hashable {
     case name(NameExpression)
     /// `removeObserver(property)`, `property.cancel()`.
     case token(String)
+    /// `removeObserver(property, name: N, object:)`: removes the registration only if it is of N.
+    case tokenNamed(String, NameExpression)
     /// `for o in collection { removeObserver(o) }`, `collection.forEach { $0.cancel() }`.
     case collection(String)
     /// `property = nil`, `collection.removeAll()`, `collection = []`.
@@ -111,7 +113,7 @@ enum MethodAction: Sendable, Hashable {
     case register(RegistrationFact)
     case remove(RemovalFact)
     /// A call of a method of `self` (explicit or implicit): its base name and argument labels.
-    case call(name: String, labels: [String], location: SourceLocation)
+    case call(name: String, labels: [String], location: SourceLocation, conditions: [String])
     /// `super.name(…)`.
     case superCall(name: String)
 }
@@ -141,8 +143,23 @@ struct TypeDeclFacts: Sendable, Hashable {
     var methods: [MethodFacts]
     /// Stored and computed properties: names, with whether the declared type looks like a collection.
     var properties: [String: Bool]
+    /// The types its stored properties hold, as written (`KeyboardHelper` for `let helper = KeyboardHelper()`
+    /// or `var helper: KeyboardHelper?`): who owns whom.
+    var propertyTypes: Set<String> = []
     /// Has `static let shared` / `static var shared` / `static let default`: a singleton that lives for ever.
     var isSingleton: Bool
+
+    init(kind: Kind, name: String, inherited: [String], selfConstraints: [String], location: SourceLocation,
+         methods: [MethodFacts], properties: [String: Bool], isSingleton: Bool) {
+        self.kind = kind
+        self.name = name
+        self.inherited = inherited
+        self.selfConstraints = selfConstraints
+        self.location = location
+        self.methods = methods
+        self.properties = properties
+        self.isSingleton = isSingleton
+    }
 }
 
 /// A `Notification.Name` constant defined in the code: `static let didLogin = Notification.Name("didLogin")`.

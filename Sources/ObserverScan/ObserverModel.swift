@@ -45,6 +45,10 @@ struct ObserverModel {
         var notes: [ScanNote]
         /// Whether something the scanner could not follow may register for this type.
         var hasUnresolved: Bool
+        /// A navigation, tab or split controller: presented, never pushed.
+        var isContainer = false
+        /// For an object: a screen of the scanned code keeps one in a stored property, so it goes with its screen.
+        var heldByScreen = false
     }
 
     private var classes: [String: TypeDeclFacts] = [:]
@@ -89,7 +93,20 @@ struct ObserverModel {
 
     /// Every class with at least one registration or removal in it, its extensions, superclasses or protocol extensions.
     func models() -> [TypeModel] {
-        classes.keys.sorted().compactMap(model)
+        var result = classes.keys.sorted().compactMap(model)
+        // Types a screen keeps in a property: their lifetime is the screen's, as the journeys model it.
+        var held = Set<String>()
+        for type in result where type.role == .screen {
+            for decl in chain(of: type.name) {
+                held.formUnion(decl.propertyTypes)
+                for ext in extensions[decl.name] ?? [] { held.formUnion(ext.propertyTypes) }
+            }
+        }
+        for index in result.indices where result[index].role != .screen {
+            let name = result[index].name
+            result[index].heldByScreen = held.contains(name) || held.contains(String(name.split(separator: ".").last ?? ""))
+        }
+        return result
     }
 
     // MARK: Resolution
@@ -171,7 +188,7 @@ struct ObserverModel {
     /// What `method` does, following calls of the type's methods (dynamic dispatch from the most
     /// derived class) and `super` calls (from the class after the one that holds `method`).
     private func expand(_ method: MethodFacts, holder: TypeDeclFacts, chain: [TypeDeclFacts], conformed: [String],
-                        via: [String], into expansion: inout Expansion, depth: Int) {
+                        via: [String], into expansion: inout Expansion, depth: Int, conditions inherited: [String] = []) {
         guard depth < 24 else { return }
         let key = "\(holder.name).\(method.name)(\(method.labels.joined(separator: ":")))@\(method.location)"
         guard !via.contains(key) else { return }
@@ -180,14 +197,18 @@ struct ObserverModel {
         let names = here.map { $0.split(separator: "@").first.map(String.init) ?? $0 }
         for action in method.actions {
             switch action {
-            case .register(let fact):
+            case .register(var fact):
+                // The conditions around the calls that lead here hold too: `if !isFirstLayout { addObservers() }`.
+                fact.conditions = inherited + fact.conditions
                 expansion.reached.append(Reached(fact: .register(fact), via: Self.readable(names)))
-            case .remove(let fact):
+            case .remove(var fact):
+                fact.conditions = inherited + fact.conditions
                 expansion.reached.append(Reached(fact: .remove(fact), via: Self.readable(names)))
-            case .call(let name, let labels, let location):
+            case .call(let name, let labels, let location, let conditions):
                 let order = lookupOrder(chain, from: 0, protocols: conformed)
                 if let (callee, decl) = find(name, labels: labels, in: order) {
-                    expand(callee, holder: decl, chain: chain, conformed: conformed, via: here, into: &expansion, depth: depth + 1)
+                    expand(callee, holder: decl, chain: chain, conformed: conformed, via: here, into: &expansion, depth: depth + 1,
+                           conditions: inherited + conditions)
                 } else if Self.soundsLikeObserving(name) {
                     expansion.unresolvedCalls.append((name, location))
                 }
@@ -196,7 +217,8 @@ struct ObserverModel {
                 else { continue }
                 let order = lookupOrder(chain, from: index + 1, protocols: [])
                 if let (callee, decl) = find(name, labels: nil, in: order) {
-                    expand(callee, holder: decl, chain: chain, conformed: conformed, via: here, into: &expansion, depth: depth + 1)
+                    expand(callee, holder: decl, chain: chain, conformed: conformed, via: here, into: &expansion, depth: depth + 1,
+                           conditions: inherited)
                 }
             }
         }
@@ -211,6 +233,8 @@ struct ObserverModel {
 
     /// A method name that suggests it registers observers: an unresolved call of it is noted.
     static func soundsLikeObserving(_ name: String) -> Bool {
+        // `NotificationViewController()` makes an object: not a method of this class.
+        guard name.first?.isUppercase != true else { return false }
         let lower = name.lowercased()
         return ["observ", "notification", "subscribe", "listen", "keyboardnotification"].contains { lower.contains($0) }
     }
@@ -406,9 +430,11 @@ struct ObserverModel {
                 }
             }
         }
+        let base = externalBase(of: chain)?.split(separator: ".").last.map(String.init) ?? ""
         return TypeModel(name: name, role: role, location: own.location, isSingleton: decls.contains { $0.isSingleton },
                          moments: moments, memberNames: memberNames, collections: collections, notes: notes,
-                         hasUnresolved: hasUnresolved)
+                         hasUnresolved: hasUnresolved,
+                         isContainer: ["UINavigationController", "UITabBarController", "UISplitViewController"].contains(base))
     }
 
     /// The activity moment a notification name stands for, if it is one.

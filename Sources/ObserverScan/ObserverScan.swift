@@ -1,7 +1,7 @@
 public import Foundation
 import SwiftParser
 import SwiftSyntax
-public import NotifyBus
+import NotifyBus
 import TraceStore
 
 /// `tracectl scan`: finds observer bugs in an app's Swift sources without running it.
@@ -66,7 +66,13 @@ public enum ObserverScan {
             if let failure = outcome.failure { throw ScanError(.internal, failure) }
         }
         report.findings = merged(report.findings)
-        report.notes.sort { ($0.location, $0.text) < ($1.location, $1.text) }
+        // A base class's note comes once per subclass: once is enough.
+        var seenNotes = Set<String>()
+        report.notes = report.notes.sorted { ($0.location, $0.text) < ($1.location, $1.text) }
+            .filter { note in
+                let general = note.type.map { note.text.replacingOccurrences(of: $0, with: "*") } ?? note.text
+                return seenNotes.insert("\(note.location) \(general)").inserted
+            }
         report.warnings.sort { ($0.path, $0.text) < ($1.path, $1.text) }
         report.traces = options.keepTraces
         return report
@@ -90,6 +96,42 @@ public enum ObserverScan {
             byKey[finding.key] = existing
         }
         return order.compactMap { byKey[$0] }.sorted { ($0.location, $0.rule.rawValue) < ($1.location, $1.rule.rawValue) }
+    }
+
+    /// Scans one file's bytes as if it were the only file: for the fuzz target and tests of
+    /// hostile input. Never traps; what cannot be read is a warning in the report.
+    ///
+    /// - Throws: ``ScanError`` `.internal` when the scanner's own scenario is refused (a bug).
+    public static func scan(source: Data, path: String, deploymentTarget: String? = nil) throws(ScanError) -> ScanReport {
+        let parsed = data(source, path: path)
+        let target = deploymentTarget.map { DeploymentTarget(version: $0, source: "--ios-deployment-target") }
+        let semantics = target?.selectorSemantics ?? .modern
+        var report = ScanReport(selectorSemantics: semantics, deploymentTarget: target)
+        report.files = 1
+        report.lines = parsed.lines
+        if let warning = parsed.warning { report.warnings.append(warning) }
+        let model = ObserverModel(files: parsed.facts.map { [$0] } ?? [])
+        let types = model.models()
+        report.types = types.count
+        report.notes = model.looseNotes
+        let traces = try TraceFolder(keep: nil)
+        defer { traces.cleanUp() }
+        for type in types {
+            let outcome = JourneyRunner.run(type, constants: model.nameConstants, folder: traces.path, semantics: semantics)
+            if let failure = outcome.failure { throw ScanError(.internal, failure) }
+            report.findings += outcome.findings
+            report.notes += outcome.notes
+            if outcome.modelled { report.modelled += 1 }
+        }
+        report.findings = merged(report.findings)
+        return report
+    }
+
+    private static func data(_ source: Data, path: String) -> Parsed {
+        guard source.count <= maximumFileSize else {
+            return Parsed(facts: nil, lines: 0, warning: ScanWarning(path: path, text: "larger than \(maximumFileSize >> 20) MiB: skipped"))
+        }
+        return parse(source, path: path)
     }
 
     private static func isDirectory(_ path: String) -> Bool {

@@ -87,9 +87,24 @@ public struct ScanFinding: Sendable, Hashable {
         related = aboutRemoval ? (removal == nil ? nil : registration?.location) : removal?.location
         journeys = [journey]
         lowered = nil
-        if finding.rule == .duplicateRegistration, let registration, !registration.conditions.isEmpty {
+        if finding.rule == .duplicateRegistration, let message = finding.message,
+           builder.origins.values.contains(where: { other in
+               guard let fact = other.registration, !fact.conditions.isEmpty,
+                     case .message(let name, _) = builder.resolve(fact.name) else { return false }
+               return name == message
+           }) {
+            // One of the registrations of this name is conditional (`if !isFirstLayout`): the
+            // conditions may keep them apart, which the scan does not evaluate.
             severity = .note
-            lowered = "a note: the registration is conditional, and the scan cannot tell whether the condition holds twice"
+            lowered = "a note: a registration of this name is conditional, and the scan does not evaluate conditions"
+        }
+        if builder.model.role == .object, !builder.model.heldByScreen, severity == .error {
+            // Released with its screen is the journeys' guess for a helper no screen of the scanned
+            // code keeps: an app-lifetime service never is. What is certain is the observer outlives
+            // the object if the object is ever released.
+            severity = .warning
+            lowered = "a warning: no screen of the scanned code keeps a \(type), so its lifetime is a guess; "
+                + "if it lives as long as the app, this is no leak"
         }
         if finding.rule == .removalMissesObserver, finding.observerKind == nil, builder.model.hasUnresolved {
             severity = .note

@@ -76,6 +76,7 @@ struct ScenarioBuilder {
         }
         var consumed = Set<Int>()
         var tokenKinds: [String: String] = [:]
+        var tokenMessages: [String: Set<String>] = [:]
         var discardedCount = 0
         for (entry, fact) in registrations {
             guard fact.observerIsSelf else {
@@ -127,6 +128,7 @@ struct ScenarioBuilder {
                     continue
                 }
                 tokenKinds[name] = style.kind
+                tokenMessages[name, default: []].insert(message)
                 observer["token"] = name
             }
             if case .selector(let method) = fact.kind { observer["selector"] = method }
@@ -150,6 +152,9 @@ struct ScenarioBuilder {
                 case .token(let name):
                     // `removeObserver(observers)` with the collection itself removes nothing: not paired.
                     matches = sameMoment && name == token
+                    removeBy = "token"
+                case .tokenNamed(let name, let notification):
+                    matches = sameMoment && name == token && nameMatches(notification, message)
                     removeBy = "token"
                 case .drop(let name):
                     // Setting a block's property to nil leaves the block registered; a token goes with it.
@@ -201,6 +206,11 @@ struct ScenarioBuilder {
                 }
             case .token(let name) where tokens.contains(name):
                 appendRemoval(["on": entry.moment, "remove": "token", "token": name], origin)
+            case .tokenNamed(let name, let notification) where tokens.contains(name):
+                // Foundation removes the token's registration only under its own name: another name removes nothing.
+                if tokenMessages[name]?.contains(where: { nameMatches(notification, $0) }) == true {
+                    appendRemoval(["on": entry.moment, "remove": "token", "token": name], origin)
+                }
             case .drop(let name) where tokens.contains(name):
                 appendRemoval(["on": entry.moment, "drop": name], origin)
             case .unknown(let text):
@@ -218,6 +228,15 @@ struct ScenarioBuilder {
 
     private mutating func note(_ location: SourceLocation, _ text: String) {
         notes.append(ScanNote(location: location, type: model.name, text: text))
+    }
+
+    /// Whether a removal's name argument names `message`.
+    func nameMatches(_ name: NameExpression, _ message: String) -> Bool {
+        switch resolve(name) {
+        case .message(let other, _): other == message
+        case .every: true
+        case .unresolved: true   // unknown: assume the code removes what it meant to
+        }
     }
 
     func resolve(_ name: NameExpression) -> ResolvedName {
@@ -292,15 +311,18 @@ struct ScenarioBuilder {
         let rotation: [[String: Any]] = messages.contains("orientationDidChange")
             ? [["rotate": "landscapeLeft"], ["rotate": "portrait"]] : []
         let around = keyboard + activity + rotation + posts
-        return [
-            Journey(name: "push, covered by a push, pop back, interactive pop cancelled then completed", steps:
+        var journeys: [Journey] = []
+        if !model.isContainer {
+            journeys.append(Journey(name: "push, covered by a push, pop back, interactive pop cancelled then completed", steps:
                 [["push": shown]] + around + [["push": Self.coverScreen]] + around + [["pop": [:]]]
-                + [["interactivePop": "cancel"], ["interactivePop": "complete"]] + around),
-            Journey(name: "presented as a sheet, dismissed", steps:
-                [["present": shown, "style": "pageSheet"]] + keyboard + posts + [["dismiss": [:]]] + keyboard + posts),
-            Journey(name: "presented full screen, covered by a full-screen presentation, dismissed", steps:
-                [["present": shown, "style": "fullScreen"]] + around + [["present": Self.coverScreen, "style": "fullScreen"]]
-                + around + [["dismiss": [:]], ["dismiss": [:]]] + around),
-        ]
+                + [["interactivePop": "cancel"], ["interactivePop": "complete"]] + around))
+        }
+        journeys.append(Journey(name: "presented as a sheet, interactive dismiss cancelled then completed", steps:
+            [["present": shown, "style": "pageSheet"]] + keyboard + posts
+            + [["interactiveDismiss": "cancel"], ["interactiveDismiss": "complete"]] + keyboard + posts))
+        journeys.append(Journey(name: "presented full screen, covered by a full-screen presentation, dismissed", steps:
+            [["present": shown, "style": "fullScreen"]] + around + [["present": Self.coverScreen, "style": "fullScreen"]]
+            + around + [["dismiss": [:]], ["dismiss": [:]]] + around))
+        return journeys
     }
 }

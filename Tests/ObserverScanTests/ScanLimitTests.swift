@@ -1,0 +1,160 @@
+import Foundation
+import NotifyBus
+import ObserverScan
+import Testing
+import TestSupport
+import TraceStore
+
+/// What the scan cannot resolve is a note, never a finding; what it cannot read is a warning,
+/// and the rest of the scan goes on; hostile input never traps.
+@Suite struct ScanLimitTests {
+    private func scan(_ files: [String: String], in directory: TemporaryDirectory, target: String? = nil) throws -> ScanReport {
+        for (name, text) in files {
+            let path = directory.file(name)
+            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        }
+        return try ObserverScan.scan(ScanOptions(paths: [directory.path], sourceRoot: directory.path, deploymentTarget: target))
+    }
+
+    @Test func aHelperOutsideTheScannedCodeIsANoteNotAFinding() throws {
+        let directory = try TemporaryDirectory()
+        let report = try scan(["Chat.swift": """
+            import UIKit
+            final class ChatViewController: UIViewController {
+                override func viewDidLoad() {
+                    super.viewDidLoad()
+                    registerForKeyboardNotifications()
+                    NotificationCenter.default.removeObserver(self, name: UIResponder.keyboardWillShowNotification, object: nil)
+                }
+            }
+            """], in: directory)
+        #expect(report.findings.filter { $0.severity != .note }.isEmpty, "\(report.findings.map(\.text))")
+        #expect(report.notes.contains { $0.text.contains("registerForKeyboardNotifications") && $0.location.line == 5 })
+    }
+
+    @Test func aComputedNameIsANote() throws {
+        let directory = try TemporaryDirectory()
+        let report = try scan(["Dynamic.swift": """
+            import UIKit
+            final class DynamicViewController: UIViewController {
+                var eventName = "x"
+                override func viewDidLoad() {
+                    super.viewDidLoad()
+                    NotificationCenter.default.addObserver(self, selector: #selector(handle), name: Notification.Name(eventName), object: nil)
+                }
+                @objc func handle() {}
+            }
+            """], in: directory)
+        #expect(report.findings.isEmpty)
+        #expect(report.notes.map(\.location.line) == [6])
+        #expect(report.notes.first?.text.contains("cannot be resolved") == true)
+    }
+
+    @Test func objectiveCFilesAreNotedAndNotRead() throws {
+        let directory = try TemporaryDirectory()
+        let report = try scan(["Legacy.m": "@implementation Legacy\n@end\n", "Legacy.h": "@interface Legacy\n@end\n"], in: directory)
+        #expect(report.files == 0)
+        #expect(report.notes.contains { $0.text.contains("2 Objective-C file(s) not scanned") })
+    }
+
+    @Test func aFileThatDoesNotParseIsAWarningAndTheScanGoesOn() throws {
+        let directory = try TemporaryDirectory()
+        let report = try scan([
+            "Broken.swift": "class Broken: UIViewController {\n    func viewDidLoad( {\n",
+            "Good.swift": """
+                import UIKit
+                final class GoodViewController: UIViewController {
+                    override func viewDidLoad() {
+                        super.viewDidLoad()
+                        NotificationCenter.default.addObserver(forName: .init("Refresh"), object: nil, queue: nil) { [weak self] _ in
+                            self?.view.setNeedsLayout()
+                        }
+                    }
+                }
+                """,
+        ], in: directory)
+        #expect(report.warnings.map(\.path) == ["Broken.swift"])
+        #expect(report.warnings.first?.text.contains("does not parse") == true)
+        #expect(report.findings.map { "\($0.rule.rawValue) \($0.location)" }
+                == ["delivery-after-owner-gone Good.swift:5", "observer-outlives-owner Good.swift:5"])
+    }
+
+    @Test func invalidUTF8IsAWarning() throws {
+        let directory = try TemporaryDirectory()
+        try Data([0x63, 0x6C, 0x61, 0x73, 0x73, 0x20, 0xFF, 0xFE, 0x0A]).write(to: URL(fileURLWithPath: directory.file("Bad.swift")))
+        let report = try ObserverScan.scan(ScanOptions(paths: [directory.path], sourceRoot: directory.path))
+        #expect(report.warnings.map(\.text) == ["not valid UTF-8: skipped"])
+    }
+
+    @Test func deepNestingAndLongChainsNeverTrap() throws {
+        let directory = try TemporaryDirectory()
+        let parentheses = String(repeating: "(", count: 50_000) + String(repeating: ")", count: 50_000)
+        let chain = "let x = a" + String(repeating: ".b", count: 60_000)
+        let closures = String(repeating: "{ ", count: 5_000) + String(repeating: "} ", count: 5_000)
+        let report = try scan([
+            "Parens.swift": "let p = \(parentheses)\n",
+            "Chain.swift": "class C: UIView {\n func f() {\n \(chain)\n }\n}\n",
+            "Closures.swift": "let c = \(closures)\n",
+        ], in: directory)
+        #expect(report.files == 3)
+        #expect(Set(report.warnings.map(\.path)).isSubset(of: ["Parens.swift", "Chain.swift", "Closures.swift"]))
+    }
+
+    @Test func aHugeFileIsSkippedWithAWarning() throws {
+        let directory = try TemporaryDirectory()
+        let line = "// " + String(repeating: "x", count: 1_000) + "\n"
+        let text = String(repeating: line, count: (ObserverScan.maximumFileSize / line.utf8.count) + 2)
+        let report = try scan(["Huge.swift": text], in: directory)
+        #expect(report.warnings.map(\.text) == ["larger than 8 MiB: skipped"])
+    }
+
+    @Test func aSymbolicLinkLoopEnds() throws {
+        let directory = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: directory.file("a/b"), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: directory.file("a/b/loop"), withDestinationPath: directory.file("a"))
+        try FileManager.default.createSymbolicLink(atPath: directory.file("a/self"), withDestinationPath: ".")
+        try Data("final class A {}\n".utf8).write(to: URL(fileURLWithPath: directory.file("a/b/A.swift")))
+        let report = try ObserverScan.scan(ScanOptions(paths: [directory.path], sourceRoot: directory.path))
+        #expect(report.files == 1)
+    }
+
+    @Test func aFolderWithNoSwiftSaysSo() throws {
+        let directory = try TemporaryDirectory()
+        try Data("hello\n".utf8).write(to: URL(fileURLWithPath: directory.file("README.md")))
+        let report = try ObserverScan.scan(ScanOptions(paths: [directory.path], sourceRoot: directory.path))
+        #expect(report.files == 0 && report.findings.isEmpty)
+        #expect(report.notes.map(\.text) == ["no Swift files to scan"])
+    }
+
+    @Test func aMissingPathIsAnError() throws {
+        #expect(throws: ScanError.self) { try ObserverScan.scan(ScanOptions(paths: ["/nonexistent/path/x"])) }
+    }
+
+    @Test func theDeploymentTargetIsReadFromAnXcodeProject() throws {
+        let directory = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: directory.file("App.xcodeproj"), withIntermediateDirectories: true)
+        try Data("IPHONEOS_DEPLOYMENT_TARGET = 12.0;\nIPHONEOS_DEPLOYMENT_TARGET = 8.0;\n".utf8)
+            .write(to: URL(fileURLWithPath: directory.file("App.xcodeproj/project.pbxproj")))
+        let report = try scan(["Legacy.swift": """
+            import UIKit
+            final class LegacyViewController: UIViewController {
+                override func viewDidLoad() {
+                    super.viewDidLoad()
+                    NotificationCenter.default.addObserver(self, selector: #selector(sync), name: .init("Sync"), object: nil)
+                }
+                @objc func sync() {}
+            }
+            """], in: directory)
+        #expect(report.deploymentTarget?.version == "8.0")
+        #expect(report.selectorSemantics == .legacy)
+        #expect(report.findings.map(\.rule) == [.deliveryAfterOwnerGone, .observerOutlivesOwner])
+    }
+
+    @Test func theDeploymentTargetIsReadFromAPackageManifest() {
+        let directory = try! TemporaryDirectory()
+        try! Data("platforms: [.iOS(.v13), .macOS(.v12)]".utf8).write(to: URL(fileURLWithPath: directory.file("Package.swift")))
+        #expect(DeploymentTarget.find(in: [directory.path])?.version == "13")
+        #expect(DeploymentTarget.find(in: [directory.path])?.selectorSemantics == .modern)
+    }
+}
