@@ -7,7 +7,7 @@ extension LeakReport {
     /// `Sources/App/Login.swift`, a scenario recorded by its file name becomes `Examples/x.json` (the
     /// file under the root with the scenario text the session stored). A name that no file or several
     /// files fit is left as recorded. `%SRCROOT%` is described with the root's `file:` URI.
-    func sarif(under root: SourceRoot) -> JSON {
+    func sarif(under root: SourceRoot, end: SessionEnd? = nil) -> JSON {
         var root = root
         var resolved: [String: String?] = [:]
         let scenario = session.scenario.map { Data($0.utf8) }
@@ -39,7 +39,7 @@ extension LeakReport {
                 return json
             }
         }
-        return rewrite(sarif, scenarioLocation: false)
+        return rewrite(sarif(end: end), scenarioLocation: false)
     }
 
     /// `originalUriBaseIds` naming the root by its absolute `file:` URI (SARIF 2.1.0 §3.14.14: it ends with a slash).
