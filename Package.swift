@@ -3,7 +3,8 @@ import PackageDescription
 
 let package = Package(
     name: "NotifyBus",
-    platforms: [.macOS(.v15)],
+    // Synchronization's Atomic and Mutex (the bus, the recorder) set these minimums: README, "Apple platforms".
+    platforms: [.macOS(.v15), .iOS(.v18), .macCatalyst(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "NotifyBus", targets: ["NotifyBus"]),
         .library(name: "TraceStore", targets: ["TraceStore"]),

@@ -7,7 +7,8 @@ struct TraceCtl: ParsableCommand {
         abstract: "Record, inspect and replay NotifyBus traces: find observers that outlive their screen.",
         discussion: """
             A trace is an SQLite file holding every post, delivery, observer change and lifecycle step of a session. \
-            Start with `tracectl demo`, then `tracectl leaks TRACE`.
+            Start with `tracectl demo`, then `tracectl leaks TRACE`. Reference: docs/CLI.md; recording on a \
+            device: docs/DEVICE.md.
 
             Exit codes:
               0   success
@@ -15,7 +16,7 @@ struct TraceCtl: ParsableCommand {
               3   the session crashed or was cut short: the report covers only what was recorded (leaks, verify)
               64  usage error: a bad option, query or output path
               65  not a valid scenario, trace or baseline, or a damaged trace
-              66  an input file missing or unopenable
+              66  an input file missing, a directory, or unopenable
               69  no such session in the trace
               70  internal error
               73  an output file cannot be created

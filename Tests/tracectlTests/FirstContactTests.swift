@@ -130,4 +130,37 @@ import Testing
         #expect(run.status == 65)
         #expect(!run.stderr.contains("a scenario"), "\(run.stderr)")
     }
+
+    // MARK: The README
+
+    /// The first screen says what the tool is and gives the two commands, before any reference material.
+    @Test func theREADMEsFirstScreenHasTheTwoCommands() throws {
+        let readme = try String(contentsOf: repositoryFile("README.md"), encoding: .utf8)
+        let firstScreen = readme.split(separator: "\n", omittingEmptySubsequences: false).prefix(30).joined(separator: "\n")
+        #expect(firstScreen.contains("swift run tracectl demo"))
+        #expect(firstScreen.contains("swift test"))
+        #expect(firstScreen.contains("## Two commands"))
+    }
+
+    /// Every relative link of the README and of docs/ names a file of the repository (the reference
+    /// moved to docs/, and links that moved with it are relative to their new folder).
+    @Test(arguments: ["README.md", "docs/CLI.md", "docs/RULES.md", "docs/BUS.md", "docs/DEVICE.md", "docs/STORE.md",
+                      "docs/DEVELOPMENT.md"])
+    func everyRelativeLinkResolves(document: String) throws {
+        let url = repositoryFile(document)
+        let text = try String(contentsOf: url, encoding: .utf8)
+        let folder = url.deletingLastPathComponent()
+        var checked = 0
+        var index = text.startIndex
+        while let range = text.range(of: #"\]\(([^)#\s]+)(#[^)]*)?\)"#, options: .regularExpression, range: index..<text.endIndex) {
+            index = range.upperBound
+            var target = String(text[range].dropFirst(2).dropLast())
+            if let hash = target.firstIndex(of: "#") { target = String(target[..<hash]) }
+            guard !target.isEmpty, !target.contains("://") else { continue }
+            checked += 1
+            #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent(target).path),
+                    "\(document) links to \(target), which is not there")
+        }
+        #expect(checked > 0, "no relative link found in \(document)")
+    }
 }

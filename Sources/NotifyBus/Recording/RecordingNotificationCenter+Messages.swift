@@ -6,14 +6,19 @@ public import Combine
 extension RecordingNotificationCenter {
     /// SF-0011's message protocols and token, under the names an app spells through the typealias
     /// (`NotificationCenter.MainActorMessage`).
+    @available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *)
     public typealias MainActorMessage = Foundation.NotificationCenter.MainActorMessage
     /// SF-0011's asynchronous messages.
+    @available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *)
     public typealias AsyncMessage = Foundation.NotificationCenter.AsyncMessage
     /// SF-0011's observation token.
+    @available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *)
     public typealias ObservationToken = Foundation.NotificationCenter.ObservationToken
     /// SF-0011's message identifiers (`for: .cartDidChange`).
+    @available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *)
     public typealias MessageIdentifier = Foundation.NotificationCenter.MessageIdentifier
     /// SF-0011's identifier of one message type.
+    @available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *)
     public typealias BaseMessageIdentifier = Foundation.NotificationCenter.BaseMessageIdentifier
     #if canImport(Combine)
     /// Combine's publisher of a center's notifications.
@@ -26,6 +31,7 @@ extension RecordingNotificationCenter {
     ///
     /// Recorded as a token observer of the message's type name; releasing the token removes it
     /// (Foundation's rule), recorded as `tokenReleased`.
+    @available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *)
     public func addObserver<Message: MainActorMessage>(
         of subject: Message.Subject? = nil, for messageType: Message.Type,
         file: String = #fileID, line: Int = #line, using observer: @escaping @MainActor (Message) -> Void
@@ -41,6 +47,7 @@ extension RecordingNotificationCenter {
     }
 
     /// SF-0011's `addObserver(of:for:using:)` with a message identifier (`for: .cartDidChange`).
+    @available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *)
     public func addObserver<Identifier: MessageIdentifier, Message: MainActorMessage>(
         of subject: Message.Subject? = nil, for identifier: Identifier,
         file: String = #fileID, line: Int = #line, using observer: @escaping @MainActor (Message) -> Void
@@ -49,6 +56,7 @@ extension RecordingNotificationCenter {
     }
 
     /// SF-0011's `addObserver(of:for:using:)` for every subject of a type (`of: Cart.self`).
+    @available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *)
     public func addObserver<Identifier: MessageIdentifier, Message: MainActorMessage>(
         of subjectType: Message.Subject.Type, for identifier: Identifier,
         file: String = #fileID, line: Int = #line, using observer: @escaping @MainActor (Message) -> Void
@@ -57,6 +65,7 @@ extension RecordingNotificationCenter {
     }
 
     /// Adds an observer of an asynchronous message: SF-0011's `addObserver(of:for:using:)`.
+    @available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *)
     public func addObserver<Message: AsyncMessage>(
         of subject: Message.Subject? = nil, for messageType: Message.Type,
         file: String = #fileID, line: Int = #line, using observer: @escaping @Sendable (Message) async -> Void
@@ -72,6 +81,7 @@ extension RecordingNotificationCenter {
     }
 
     /// Posts a main-actor message: SF-0011's `post(_:subject:)`.
+    @available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *)
     @MainActor
     public func post<Message: MainActorMessage>(_ message: Message, subject: Message.Subject)
     where Message.Subject: AnyObject {
@@ -81,6 +91,7 @@ extension RecordingNotificationCenter {
     }
 
     /// Posts a main-actor message without a subject: SF-0011's `post(_:)`.
+    @available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *)
     @MainActor
     public func post<Message: MainActorMessage>(_ message: Message) {
         guard let bus else { return center.post(message) }
@@ -89,6 +100,7 @@ extension RecordingNotificationCenter {
     }
 
     /// Posts an asynchronous message: SF-0011's `post(_:subject:)`.
+    @available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *)
     public func post<Message: AsyncMessage>(_ message: Message, subject: Message.Subject)
     where Message.Subject: AnyObject {
         if let bus { _ = typed.recordPost(Message.self, message: message, subject: subject, bus: bus) }
@@ -96,12 +108,14 @@ extension RecordingNotificationCenter {
     }
 
     /// Posts an asynchronous message without a subject: SF-0011's `post(_:)`.
+    @available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *)
     public func post<Message: AsyncMessage>(_ message: Message) {
         if let bus { _ = typed.recordPost(Message.self, message: message, subject: nil, bus: bus) }
         center.post(message)
     }
 
     /// Removes a typed observer: SF-0011's `removeObserver(_:)`.
+    @available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *)
     public func removeObserver(_ token: ObservationToken, file: String = #fileID, line: Int = #line) {
         let registration = typed.registration(of: token)
         registration?.markRemoved()
@@ -189,11 +203,13 @@ final class TypedObservers: Sendable {
         return registration
     }
 
+    @available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *)
     func remember(_ token: NotificationCenter.ObservationToken, _ registration: TypedRegistration) {
         byToken.withLock { $0[token.hashValue] = WeakRegistration(registration) }
         registration.tokenHash = token.hashValue
     }
 
+    @available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *)
     func registration(of token: NotificationCenter.ObservationToken) -> TypedRegistration? {
         byToken.withLock { $0[token.hashValue]?.registration }
     }

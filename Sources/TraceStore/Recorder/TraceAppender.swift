@@ -56,6 +56,15 @@ package enum TraceAppender {
                 """)
             try copyEvents.bind([.integer(session), .integer(id)])
             try copyEvents.run()
+            // The session's metadata (schema 6), UUID included: a report finds the session by it.
+            if try db.scalar("SELECT count(*) FROM source.sqlite_master WHERE type = 'table' AND name = 'session_meta'") == 1 {
+                let copyMeta = try db.prepare("""
+                    INSERT INTO main.session_meta(session, key, value)
+                    SELECT ?2, key, value FROM source.session_meta WHERE session = ?1
+                    """)
+                try copyMeta.bind([.integer(session), .integer(id)])
+                try copyMeta.run()
+            }
             return id
         }
     }

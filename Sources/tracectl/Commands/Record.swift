@@ -44,7 +44,7 @@ extension TraceCtl {
             let path = output ?? url.deletingPathExtension().lastPathComponent + ".trace"
             let target = try reportingErrors { try TraceFiles.traceOutput(path, inputs: [scenario]) }
             if !replace, let existing = try existingSessions(target, shownAs: path) {
-                return try append(data, to: target, shownAs: path, existingSessions: existing)
+                return try append(data, to: target, shownAs: path, existingSessions: existing, metadata: metadata)
             }
             // Interrupted (Ctrl-C, kill), the run leaves no partial file behind either.
             let interrupts = RemovingOnInterrupt(TraceFiles.partialPath(of: target))
@@ -72,7 +72,8 @@ extension TraceCtl {
         }
 
         /// Records into a temporary trace beside `target`, then adds its session to `target` in one transaction.
-        private func append(_ data: Data, to target: String, shownAs path: String, existingSessions: Int) throws {
+        private func append(_ data: Data, to target: String, shownAs path: String, existingSessions: Int,
+                            metadata: SessionMetadata) throws {
             let temporary = TraceFiles.partialPath(of: target) + ".append"
             let interrupts = RemovingOnInterrupt(TraceFiles.partialPath(of: temporary), also: temporary)
             defer {
@@ -80,7 +81,8 @@ extension TraceCtl {
                 TraceFiles.remove(at: temporary)
             }
             let summary = try reportingErrors {
-                try ScenarioRecording.record(scenario: data, file: Self.callSiteFile(scenario), to: temporary, input: scenario)
+                try ScenarioRecording.record(scenario: data, file: Self.callSiteFile(scenario), to: temporary, input: scenario,
+                                              metadata: metadata)
             }
             let id = try reportingErrors { try TraceAppender.append(session: summary.sessionID, from: temporary, into: target) }
             let others = existingSessions == 1 ? "1 session" : "\(existingSessions) sessions"

@@ -98,6 +98,10 @@ struct LeakReport {
             if group.findings.count > Self.listedPerGroup {
                 out.line(style.dim("  … and \(group.findings.count - Self.listedPerGroup) more (--format json lists all)"))
             }
+            // Each error rule's fix in one line, once per group (LeakRule+Fix.swift, adopt's).
+            for rule in group.rules where group.findings.contains(where: { $0.rule == rule && $0.severity == .error }) {
+                out.line("  " + style.bold("fix".padded(7)) + "  " + rule.rawValue.padded(ruleWidth) + "  " + rule.fix)
+            }
             out.line()
         }
         out.line(newCount > 0 ? style.bold(summaryLine) : summaryLine)
