@@ -46,9 +46,9 @@ public enum ScenarioRecording {
 
         let recorder = try TraceRecorder(path: temporary, session: SessionInfo(
             name: scenario.name, app: appName, scenario: String(decoding: data, as: UTF8.self), startedAt: startedAt,
-            metadata: metadata))
+            selectorSemantics: scenario.selectorSemantics, metadata: metadata))
         let clock = ManualClock()
-        let bus = Bus(sink: recorder, clock: clock.traceClock)
+        let bus = Bus(sink: recorder, clock: clock.traceClock, selectorSemantics: scenario.selectorSemantics)
         let runner = ScenarioRunner(scenario: scenario, file: file, bus: bus, clock: clock)
         do {
             try runner.run()

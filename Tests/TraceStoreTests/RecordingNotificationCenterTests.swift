@@ -117,7 +117,7 @@ func runLegacyApp(center: AppCenter, moves: Log<Double>, seen: Log<String>) -> (
         let path = dir.file("legacy.trace")
         let recorder = try TraceRecorder(path: path, session: SessionInfo(name: "legacy", app: "tests"))
         let bus = Bus(sink: recorder)
-        let center = RecordingNotificationCenter(bus: bus)
+        let center = RecordingNotificationCenter(bus: bus, center: NotificationCenter())
         let moves = Log<Double>(), seen = Log<String>()
         let (badge, total) = runLegacyApp(center: center, moves: moves, seen: seen)
         bus.sweepReleasedOwners()
@@ -157,7 +157,7 @@ func runLegacyApp(center: AppCenter, moves: Log<Double>, seen: Log<String>) -> (
     @MainActor @Test func namesBecomeCatalogOrNamedMessagesAndEveryDeliveryHasItsPost() throws {
         let sink = MemoryTraceSink()
         let bus = Bus(sink: sink)
-        let center = RecordingNotificationCenter(bus: bus)
+        let center = RecordingNotificationCenter(bus: bus, center: NotificationCenter())
         let heard = Log<String>()
         let keyboard = center.addObserver(forName: keyboardWillShowName, object: nil, queue: nil) { note in
             heard.append(note.name.rawValue)
@@ -192,33 +192,10 @@ func runLegacyApp(center: AppCenter, moves: Log<Double>, seen: Log<String>) -> (
         #expect(rejected == ["UIKeyboardWillShowNotification"])
     }
 
-    /// Only a post through this center is tied to its deliveries: a value of the caller's own under
-    /// the post-id key (posted to the real center directly), or another recording center's post on
-    /// the same real center, records no delivery here, and the block sees the caller's value.
-    @MainActor @Test func aCallersValueUnderThePostIDKeyIsNotAPost() throws {
-        let sink = MemoryTraceSink(), otherSink = MemoryTraceSink()
-        let center = RecordingNotificationCenter(bus: Bus(sink: sink))
-        let other = RecordingNotificationCenter(bus: Bus(sink: otherSink), center: center.center)
-        let heard = Log<String>()
-        let observation = center.addObserver(forName: cartDidChangeName, object: nil, queue: nil) { note in
-            heard.append(note.userInfo?[RecordingNotificationCenter.postIDKey].map { "\($0)" } ?? "none")
-        }
-        center.center.post(name: cartDidChangeName, object: nil, userInfo: [RecordingNotificationCenter.postIDKey: UInt64(1)])
-        other.post(name: cartDidChangeName, object: nil, userInfo: nil)
-        center.post(name: cartDidChangeName, object: nil, userInfo: nil)
-        #expect(heard.all == ["1", "none", "none"])
-        let delivered = sink.events.compactMap { event -> String? in
-            if case .delivered(let post, let observer) = event.kind { "\(post)->\(observer)" } else { nil }
-        }
-        // Only the last post is this center's (its bus's post 1).
-        #expect(delivered == ["1->1"])
-        withExtendedLifetime(observation) {}
-    }
-
     @MainActor @Test func aTypedTokenReleasedOrRemovedIsRecordedAsFoundationTreatsIt() throws {
         let sink = MemoryTraceSink()
         let bus = Bus(sink: sink)
-        let center = RecordingNotificationCenter(bus: bus)
+        let center = RecordingNotificationCenter(bus: bus, center: NotificationCenter())
         let heard = Log<Int>()
         var kept: NotificationCenter.ObservationToken? = center.addObserver(for: CartDidChange.self) { heard.append($0.count) }
         do { _ = center.addObserver(for: CartDidChange.self) { heard.append(-$0.count) } }

@@ -21,6 +21,12 @@ public final class FoundationBridge: Sendable {
     private let bus: Bus
     private let observers = Locked<[ObserverHandle]>([])
     private let rejections = Atomic<Int>(0)
+    /// Shared with the ``RecordingNotificationCenter``s of the same bus and center: a post that one
+    /// of them records is not recorded again here, and the other way round.
+    private let tracker: PostTracker
+    /// This bridge's participant ids in the tracker, one per name.
+    private let participants: [UInt64]
+    private static let bridges = Atomic<UInt64>(0)
 
     /// `UIKeyboardWillShowNotification`
     public static let keyboardWillShow = Notification.Name("UIKeyboardWillShowNotification")
@@ -65,7 +71,16 @@ public final class FoundationBridge: Sendable {
             Self.willResignActive, Self.didBecomeActive, Self.didEnterBackground, Self.willEnterForeground,
             Self.orientationDidChange,
         ]
-        let handles = names.map { name in listen(name) { [weak self] note in self?.bridge(note) } }
+        let tracker = PostTracker.shared(bus: bus, center: center)
+        // Above any observer id a bus hands out; unique per bridge and name.
+        let base = 1 << 63 | Self.bridges.wrappingAdd(1, ordering: .relaxed).newValue << 8
+        let participants = names.indices.map { base | UInt64($0) }
+        self.tracker = tracker
+        self.participants = participants
+        for (name, id) in zip(names, participants) { tracker.join(id, name: name, object: nil, bridge: true) }
+        let handles = zip(names, participants).map { name, id in
+            listen(name) { [weak self] note in self?.bridge(note, participant: id) }
+        }
         observers.withLock { $0 = handles }
     }
 
@@ -117,16 +132,35 @@ public final class FoundationBridge: Sendable {
         }
     }
 
-    private func bridge(_ note: Notification) {
-        switch Self.translate(note) {
-        case .message(let message): bus.post(message, sender: nil, origin: .stimulus)
-        case .rejected(let reason): reject(note, reason)
-        case .notInCatalog: break
+    /// Posts the note's message on the bus, unless a recording center of the same bus and center
+    /// already recorded (and so delivered) this post.
+    private func bridge(_ note: Notification, participant: UInt64) {
+        let translation = Self.translate(note)
+        var rejected = false
+        _ = tracker.post(of: note, for: participant) {
+            switch translation {
+            case .message(let message):
+                func post<M: BusMessage>(_ message: M) -> UInt64 { bus.post(message, sender: nil, origin: .stimulus) }
+                return post(message)
+            case .rejected(let reason):
+                rejected = true
+                reject(note, reason)
+                // A post for the recording centers' observers to be delivered under, if there are any.
+                guard tracker.expectsOthers(than: participant, for: note) else { return 0 }
+                return bus.recordPost(NamedMessage(name: note.name.rawValue,
+                                                   payload: RecordingNotificationCenter.payload(note.userInfo)),
+                                      sender: nil, origin: .stimulus)
+            case .notInCatalog:
+                return 0
+            }
         }
+        // Recorded once, by whoever saw it first; counted here either way.
+        if !rejected, case .rejected = translation { rejections.add(1, ordering: .relaxed) }
     }
 
     deinit {
         for handle in observers.withLock({ $0 }) { center.removeObserver(handle.token) }
+        for id in participants { tracker.leave(id) }
     }
 
     /// How many notifications were rejected for a malformed `userInfo`.
