@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 import Logging
 import PostgresNIO
 import Synchronization
@@ -234,8 +234,8 @@ public final class FleetStore: Sendable {
             return FleetError(.serverUnavailable, "\(doing) \(address.description): \(error)")
         }
         if let info = psql.serverInfo {
-            let state = info[field: .sqlState] ?? ""
-            let message = info[field: .message] ?? "\(psql.code)"
+            let state = info[.sqlState] ?? ""
+            let message = info[.message] ?? "\(psql.code)"
             // Class 08 connection exceptions, 28 authorization, 3D no such database, 57P admin shutdown and the like,
             // 53 insufficient resources (too many connections).
             let unavailable = ["08", "28", "3D", "57", "53"].contains(String(state.prefix(2)))
