@@ -26,6 +26,21 @@ extension FleetStore {
         } catch {
             failure = error
         }
+        // The month partitions first, from one connection: creating one locks `findings` whole, and two
+        // connections doing it while others insert could deadlock.
+        if failure == nil {
+            do throws(FleetError) {
+                let months = Set(sessions.filter { !$0.findings.isEmpty }.map { FleetSchema.partition(of: $0.startedAt).name })
+                for session in sessions where !session.findings.isEmpty {
+                    let partition = FleetSchema.partition(of: session.startedAt)
+                    guard !partitions.withLock({ $0.contains(partition.name) }) else { continue }
+                    try await createPartition(partition)
+                }
+                for store in stores { store.partitions.withLock { $0.formUnion(months) } }
+            } catch {
+                failure = error
+            }
+        }
         if failure == nil {
             let lanes = stores
             do {

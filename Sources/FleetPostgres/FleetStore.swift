@@ -22,7 +22,7 @@ public final class FleetStore: Sendable {
     private let connection: PostgresConnection
     private let logger: Logger
     /// The month partitions of `findings` known to exist, so that each is checked once per connection.
-    private let partitions = Mutex<Set<String>>([])
+    let partitions = Mutex<Set<String>>([])
 
     private init(address: FleetStoreAddress, connection: PostgresConnection, logger: Logger) {
         self.address = address
@@ -168,6 +168,18 @@ public final class FleetStore: Sendable {
         }
         if needsPartition { _ = partitions.withLock { $0.insert(partition.name) } }
         return inserted
+    }
+
+    /// Creates a month partition of `findings` (if missing) in a transaction of its own, under the advisory lock.
+    func createPartition(_ partition: (name: String, create: String)) async throws(FleetError) {
+        try await run("creating \(partition.name) in") { connection, logger in
+            try await connection.withTransaction(logger: logger) { connection in
+                try await connection.query("SELECT pg_advisory_xact_lock(\(FleetSchema.lockKey))", logger: logger)
+                try await connection.query(PostgresQuery(unsafeSQL: partition.create), logger: logger)
+            }
+            return ()
+        }
+        _ = partitions.withLock { $0.insert(partition.name) }
     }
 
     /// Every session in the store with its findings: what ``FleetReport`` joins, exactly as the files gave them.
