@@ -1,3 +1,4 @@
+import FleetPostgres
 import Foundation
 import Testing
 import TestSupport
