@@ -78,7 +78,9 @@ let package = Package(
         .executableTarget(name: "tracectl-fleet", dependencies: [
             "TraceFleet", "FleetPostgres", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        .testTarget(name: "TraceFleetTests", dependencies: ["TraceFleet", "FleetPostgres", "TraceStore", "NotifyBus", "ScenarioTrace", "TestSupport"]),
+        .testTarget(name: "TraceFleetTests", dependencies: [
+            "TraceFleet", "FleetPostgres", "TraceStore", "NotifyBus", "ScenarioTrace", "TestSupport", "tracectl", "tracectl-fleet",
+        ]),
         .testTarget(name: "tracectlTests", dependencies: ["TraceStore", "NotifyBus", "ScenarioTrace", "TestSupport", "tracectl"]),
     ],
     swiftLanguageModes: [.v6]

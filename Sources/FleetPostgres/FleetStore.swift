@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 import Logging
 import PostgresNIO
 import Synchronization
@@ -22,7 +22,7 @@ public final class FleetStore: Sendable {
     private let connection: PostgresConnection
     private let logger: Logger
     /// The month partitions of `findings` known to exist, so that each is checked once per connection.
-    private let partitions = Mutex<Set<String>>([])
+    let partitions = Mutex<Set<String>>([])
 
     private init(address: FleetStoreAddress, connection: PostgresConnection, logger: Logger) {
         self.address = address
@@ -170,6 +170,18 @@ public final class FleetStore: Sendable {
         return inserted
     }
 
+    /// Creates a month partition of `findings` (if missing) in a transaction of its own, under the advisory lock.
+    func createPartition(_ partition: (name: String, create: String)) async throws(FleetError) {
+        try await run("creating \(partition.name) in") { connection, logger in
+            try await connection.withTransaction(logger: logger) { connection in
+                try await connection.query("SELECT pg_advisory_xact_lock(\(FleetSchema.lockKey))", logger: logger)
+                try await connection.query(PostgresQuery(unsafeSQL: partition.create), logger: logger)
+            }
+            return ()
+        }
+        _ = partitions.withLock { $0.insert(partition.name) }
+    }
+
     /// Every session in the store with its findings: what ``FleetReport`` joins, exactly as the files gave them.
     public func sessions() async throws(FleetError) -> [FleetSession] {
         try await run("reading the sessions of") { connection, logger in
@@ -234,8 +246,8 @@ public final class FleetStore: Sendable {
             return FleetError(.serverUnavailable, "\(doing) \(address.description): \(error)")
         }
         if let info = psql.serverInfo {
-            let state = info[field: .sqlState] ?? ""
-            let message = info[field: .message] ?? "\(psql.code)"
+            let state = info[.sqlState] ?? ""
+            let message = info[.message] ?? "\(psql.code)"
             // Class 08 connection exceptions, 28 authorization, 3D no such database, 57P admin shutdown and the like,
             // 53 insufficient resources (too many connections).
             let unavailable = ["08", "28", "3D", "57", "53"].contains(String(state.prefix(2)))

@@ -37,6 +37,13 @@ struct Push: AsyncParsableCommand {
     @Option(help: "Files analysed at once (default: one per core).")
     var jobs: Int?
 
+    @Option(help: "Connections pushing at once, each session in its own transaction.")
+    var connections: Int = 4
+
+    func validate() throws {
+        if connections < 1 { throw ValidationError("--connections must be 1 or more") }
+    }
+
     func run() async throws {
         var unreadable = false
         do throws(FleetError) {
@@ -48,17 +55,15 @@ struct Push: AsyncParsableCommand {
             for warning in collected.warnings {
                 FileHandle.standardError.write(Data("tracectl: warning: \(warning)\n".utf8))
             }
-            var added = 0, present = 0
+            let outcome: FleetStore.PushOutcome
             do throws(FleetError) {
-                for session in collected.sessions {
-                    if try await store.push(session) { added += 1 } else { present += 1 }
-                }
+                outcome = try await store.push(collected.sessions, connections: connections)
             } catch {
                 await store.close()
-                throw FleetError(error.kind, error.message + "; \(added) session\(added == 1 ? "" : "s") pushed before it, "
-                                 + "none half-written: push again to complete")
+                throw error
             }
             await store.close()
+            let (added, present) = (outcome.added, outcome.present)
             print("pushed \(added) session\(added == 1 ? "" : "s") from \(collected.traces) trace\(collected.traces == 1 ? "" : "s") "
                   + "to \(address.description)" + (present > 0 ? " (\(present) already there)" : ""))
             unreadable = !collected.warnings.isEmpty

@@ -20,9 +20,11 @@ import Foundation
 /// (1000000) size it; `NOTIFYBUS_BENCH_FLEET_FINDINGS` (1000000) sizes the server report.
 enum FleetBenchmarks {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../..").standardized.path
-    static var tracectl: String { root + "/.build/release/tracectl" }
-    static var companion: String { root + "/.build/release/tracectl-fleet" }
     static let environment = ProcessInfo.processInfo.environment
+    /// Where the release executables are: `NOTIFYBUS_BENCH_BIN`, or the package's own `.build/release`.
+    static var binaries: String { environment["NOTIFYBUS_BENCH_BIN"] ?? root + "/.build/release" }
+    static var tracectl: String { binaries + "/tracectl" }
+    static var companion: String { binaries + "/tracectl-fleet" }
     static let server = environment["NOTIFYBUS_BENCH_PG"] ?? "postgresql://notifybus:notifybus@127.0.0.1:5432/postgres"
 
     static func number(_ name: String, _ fallback: Int) -> Int { Int(environment[name] ?? "") ?? fallback }
@@ -47,7 +49,7 @@ enum FleetBenchmarks {
 
     static func childCPU() -> Double {
         var usage = rusage()
-        getrusage(RUSAGE_CHILDREN, &usage)
+        getrusage(RUSAGE_CHILDREN.rawValue, &usage)
         return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
     }
 
