@@ -10,11 +10,19 @@ let package = Package(
         .library(name: "AppModel", targets: ["AppModel"]),
         .library(name: "ScenarioTrace", targets: ["ScenarioTrace"]),
         .executable(name: "tracectl", targets: ["tracectl"]),
+        // `tracectl scan`'s companion: swift-syntax stays out of tracectl (docs/SCAN.md).
+        .executable(name: "tracectl-scan", targets: ["tracectl-scan"]),
+        .library(name: "TraceFleet", targets: ["TraceFleet"]),
+        .executable(name: "tracectl-fleet", targets: ["tracectl-fleet"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         // Tests only: the property tests in Tests/PropertyTests.
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        // The scanner only (ObserverScan, tracectl-scan): never a dependency of tracectl.
+        .package(url: "https://github.com/swiftlang/swift-syntax", exact: "603.0.1"),
+        // The fleet's PostgreSQL store only (FleetPostgres, tracectl-fleet): never linked by tracectl.
+        .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2"),
     ],
     targets: [
         .systemLibrary(
@@ -32,7 +40,7 @@ let package = Package(
         .executableTarget(
             name: "tracectl",
             dependencies: [
-                "NotifyBus", "TraceStore", "AppModel", "ScenarioTrace",
+                "NotifyBus", "TraceStore", "AppModel", "ScenarioTrace", "TraceFleet",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -52,6 +60,24 @@ let package = Package(
             "NotifyBus", "TraceStore", "AppModel", "ScenarioTrace", "TestSupport",
             .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
+        // Swift sources → observer facts → scenario screens and objects → journeys → traces → the rules.
+        .target(name: "ObserverScan", dependencies: [
+            "AppModel", "TraceStore", "NotifyBus",
+            .product(name: "SwiftSyntax", package: "swift-syntax"),
+            .product(name: "SwiftParser", package: "swift-syntax"),
+        ]),
+        .executableTarget(name: "tracectl-scan", dependencies: [
+            "ObserverScan", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .testTarget(name: "ObserverScanTests", dependencies: ["ObserverScan", "TraceStore", "TestSupport"]),
+        // Many traces: session summaries and the fleet report (light: tracectl links it).
+        .target(name: "TraceFleet", dependencies: ["TraceStore", "NotifyBus"]),
+        // The fleet's PostgreSQL store: postgres-nio stays inside it and its companion executable.
+        .target(name: "FleetPostgres", dependencies: ["TraceFleet", .product(name: "PostgresNIO", package: "postgres-nio")]),
+        .executableTarget(name: "tracectl-fleet", dependencies: [
+            "TraceFleet", "FleetPostgres", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .testTarget(name: "TraceFleetTests", dependencies: ["TraceFleet", "FleetPostgres", "TraceStore", "NotifyBus", "ScenarioTrace", "TestSupport"]),
         .testTarget(name: "tracectlTests", dependencies: ["TraceStore", "NotifyBus", "ScenarioTrace", "TestSupport", "tracectl"]),
     ],
     swiftLanguageModes: [.v6]

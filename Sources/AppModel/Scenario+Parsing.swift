@@ -65,7 +65,7 @@ struct ScenarioParser {
     ///   - stepValue: The value of step `index`, when the file's `steps` were split off (and read `[]` in `json`).
     ///   - stepCount: The number of split-off steps.
     mutating func scenario(_ json: Any, stepValue: ((Int) -> Any?)? = nil, stepCount: Int = 0) throws(NotifyBusError) -> Scenario {
-        let top = try object(json, "", keys: ["name", "screens", "root", "steps"], optional: ["objects", "messages", "format"])
+        let top = try object(json, "", keys: ["name", "screens", "root", "steps"], optional: ["objects", "messages", "format", "selectorSemantics"])
         let name = try string(top["name"], "name")
         guard !name.isEmpty else { throw NotifyBusError("must not be empty", path: "name") }
         let screensObject = try object(top["screens"], "screens", keys: [], optional: nil)
@@ -103,8 +103,12 @@ struct ScenarioParser {
             }
             return format
         } ?? .v1
+        let semantics = try top["selectorSemantics"].map { (value: Any) throws(NotifyBusError) -> SelectorSemantics in
+            try choice(value, "selectorSemantics", Dictionary(uniqueKeysWithValues: SelectorSemantics.allCases.map { ($0.rawValue, $0) }),
+                       order: SelectorSemantics.allCases.map(\.rawValue), what: "selector semantics")
+        } ?? .modern
         return Scenario(name: name, screens: screens, root: root, main: main, steps: steps, objects: objects,
-                        messages: declaredMessages.sorted(), format: format)
+                        messages: declaredMessages.sorted(), format: format, selectorSemantics: semantics)
     }
 
     private static func names(in root: RootSpec) -> [String] {

@@ -27,9 +27,14 @@ public struct Scenario: Sendable, Equatable {
     /// The file's `format`: 1 (the default, what files without the key record) or 2, which
     /// runs the model at ``ModelFidelity/current``.
     public var format: ModelFidelity
+    /// What the center does with a selector observer whose target is gone: the file's
+    /// `selectorSemantics`, ``NotifyBus/SelectorSemantics/modern`` (iOS 9 and later) unless it says
+    /// `legacy`. Recorded in the session, so that the leak rules judge the trace by it.
+    public var selectorSemantics: SelectorSemantics
 
     public init(name: String, screens: [String: ScreenSpec], root: RootSpec, main: String? = nil, steps: [Step],
-                objects: [String: ObjectSpec] = [:], messages: [String] = [], format: ModelFidelity = .v1) {
+                objects: [String: ObjectSpec] = [:], messages: [String] = [], format: ModelFidelity = .v1,
+                selectorSemantics: SelectorSemantics = .modern) {
         self.name = name
         self.screens = screens
         self.root = root
@@ -38,6 +43,7 @@ public struct Scenario: Sendable, Equatable {
         self.objects = objects
         self.messages = messages
         self.format = format
+        self.selectorSemantics = selectorSemantics
     }
 }
 

@@ -1,7 +1,7 @@
 public import Foundation
 import AppModel
 import NotifyBus
-import TraceStore
+public import TraceStore
 
 /// Records a scenario file into a trace.
 ///
@@ -35,7 +35,7 @@ public enum ScenarioRecording {
     ///   not a regular file.
     @discardableResult
     public static func record(scenario data: Data, file: String, to path: String, input: String? = nil,
-                              startedAt: Date = Date()) throws -> Summary {
+                              startedAt: Date = Date(), metadata: SessionMetadata = SessionMetadata()) throws -> Summary {
         let scenario = try Scenario.parse(data)
         let target = try TraceFiles.traceOutput(path, inputs: input.map { [$0] } ?? [])
         let temporary = TraceFiles.partialPath(of: target)
@@ -45,9 +45,10 @@ public enum ScenarioRecording {
         defer { if !finished { TraceFiles.remove(at: temporary) } }
 
         let recorder = try TraceRecorder(path: temporary, session: SessionInfo(
-            name: scenario.name, app: appName, scenario: String(decoding: data, as: UTF8.self), startedAt: startedAt))
+            name: scenario.name, app: appName, scenario: String(decoding: data, as: UTF8.self), startedAt: startedAt,
+            selectorSemantics: scenario.selectorSemantics, metadata: metadata))
         let clock = ManualClock()
-        let bus = Bus(sink: recorder, clock: clock.traceClock)
+        let bus = Bus(sink: recorder, clock: clock.traceClock, selectorSemantics: scenario.selectorSemantics)
         let runner = ScenarioRunner(scenario: scenario, file: file, bus: bus, clock: clock)
         do {
             try runner.run()

@@ -33,7 +33,8 @@ extension TraceReplayer {
             return false
         }
         return try capture(trace: trace, output: output, name: parsed.name + " (replay)", scenario: String(decoding: data, as: UTF8.self),
-                           expected: reader, session: recorded.id) { bus, clock in
+                           expected: reader, session: recorded.id,
+                           selectorSemantics: parsed.selectorSemantics) { bus, clock in
             let runner = ScenarioRunner(scenario: parsed, file: file, bus: bus, clock: clock)
             do {
                 try runner.run()

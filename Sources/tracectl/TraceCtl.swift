@@ -26,7 +26,7 @@ struct TraceCtl: ParsableCommand {
         subcommands: [
             Demo.self, Record.self, Leaks.self, Sessions.self, Events.self, Observers.self, Stats.self,
             SQL.self, Verify.self, Replay.self, Diff.self, Finish.self,
-            Timeline.self, Export.self,
+            Timeline.self, Export.self, Scan.self, Report.self, Push.self,
         ]
     )
 }

@@ -12,6 +12,13 @@ import Testing
          "steps": [{"push": "Login"}, {"keyboard": "show", "height": 250}, {"pop": {}}]}
         """
 
+    @Test func selectorSemanticsDefaultsToModernAndReadsLegacy() throws {
+        let base = #"{"name": "s", "screens": {"Home": {"observers": []}}, "root": {"navigation": "Home"}, "steps": []"#
+        #expect(try Scenario.parse(Data((base + "}").utf8)).selectorSemantics == .modern)
+        #expect(try Scenario.parse(Data((base + #", "selectorSemantics": "legacy"}"#).utf8)).selectorSemantics == .legacy)
+        #expect(try Scenario.parse(Data((base + #", "selectorSemantics": "modern"}"#).utf8)).selectorSemantics == .modern)
+    }
+
     @Test func validScenarioParses() throws {
         let scenario = try Scenario.parse(Data(Self.valid.utf8))
         #expect(scenario.name == "s")
@@ -27,7 +34,11 @@ import Testing
         (#"{"name": "s""#, "invalid JSON"),
         (#"{"name": "s", "screens": {"Home": {"observers": []}}, "root": {"navigation": "Home"}}"#, "steps: missing"),
         (#"{"name": "s", "screens": {"Home": {"observers": []}}, "root": {"navigation": "Home"}, "steps": [], "colour": 1}"#,
-         "colour: unknown key (expected format, messages, name, objects, root, screens, steps)"),
+         "colour: unknown key (expected format, messages, name, objects, root, screens, selectorSemantics, steps)"),
+        (#"{"name": "s", "screens": {"Home": {"observers": []}}, "root": {"navigation": "Home"}, "steps": [], "selectorSemantics": "ios8"}"#,
+         "selectorSemantics: unknown selector semantics 'ios8' (expected one of modern, legacy)"),
+        (#"{"name": "s", "screens": {"Home": {"observers": []}}, "root": {"navigation": "Home"}, "steps": [], "selectorSemantics": true}"#,
+         "selectorSemantics: "),
         (#"{"name": "s", "screens": {"Home": {"observers": [], "colour": "red"}}, "root": {"navigation": "Home"}, "steps": []}"#,
          "screens.Home.colour: unknown key"),
         (#"{"name": "s", "screens": {"Home": {"observers": [{"message": "keyboardWilShow", "addOn": "init", "removeOn": "deinit"}]}}, "root": {"navigation": "Home"}, "steps": []}"#,

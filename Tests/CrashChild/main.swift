@@ -35,6 +35,50 @@ if CommandLine.arguments.count == 3 && CommandLine.arguments[1] == "--step-a-wal
     exit(0)
 }
 
+/// An object an observer captures `unowned`, as `[unowned self]` does.
+final class Target: @unchecked Sendable {
+    // @unchecked: touched by the one posting thread only.
+    var value = 0
+}
+
+/// What the crashing observer needs: the object it captures and how many posts it heard.
+final class CrashState: @unchecked Sendable {
+    // @unchecked: touched by the one posting thread only.
+    var holder: Target? = Target()
+    var delivered = 0
+}
+
+if CommandLine.arguments.count == 5 && CommandLine.arguments[1] == "--crash-in-delivery",
+   let posts = Int(CommandLine.arguments[3]), posts > 0 {
+    // Dies inside the handler of the post numbered `posts`: by SIGKILL (`kill`) or by a Swift trap,
+    // an `[unowned]` capture of an object already gone (`trap`). Everything up to and including that
+    // delivery must be in the trace afterwards.
+    let how = CommandLine.arguments[2]
+    let recorder = try TraceRecorder(path: CommandLine.arguments[4], session: SessionInfo(name: "crash-in-delivery"),
+                                     bufferCapacity: 4_096)
+    let bus = Bus(sink: recorder)
+    let state = CrashState()
+    // No strong reference but `holder`: the block's is unowned.
+    let token = bus.observe(KeyboardWillShow.self) { [unowned target = state.holder!] _ in
+        state.delivered += 1
+        guard state.delivered == posts else { return }
+        if how == "kill" {
+            kill(getpid(), SIGKILL)
+            while true { pause() }
+        }
+        // The object the block captured unowned is released, and the block reads it: a trap.
+        state.holder = nil
+        target.value += 1
+    }
+    var i = 0
+    while true {
+        i += 1
+        bus.post(KeyboardWillShow(beginFrame: .zero, endFrame: Rect(x: 0, y: Double(i % 800), width: 390, height: 336),
+                                  curve: .keyboard, duration: 0.25))
+    }
+    withExtendedLifetime(token) {}
+}
+
 let path = CommandLine.arguments[1]
 let recorder = try TraceRecorder(path: path, session: SessionInfo(name: "crash-child"), bufferCapacity: 4_096)
 let bus = Bus(sink: recorder)

@@ -48,7 +48,7 @@ import Testing
         let bus = Bus()
         let log = Log<String>()
         let t1 = bus.observe(Ping.self) { _ in log.append("typed-1") }
-        let t2 = bus.observeAll { log.append("all:\(type(of: $0).name)") }
+        let t2 = bus.observeAll { log.append("all:\(short(type(of: $0).name)!)") }
         let t3 = bus.observe(Ping.self) { _ in log.append("typed-3") }
         bus.post(Ping(n: 1))
         bus.post(Pong(n: 2))
@@ -56,8 +56,8 @@ import Testing
         _ = (t1, t2, t3)
     }
 
-    @Test func messageNamesDefaultToTheTypeName() {
-        #expect(Ping.name == "Ping")
+    @Test func messageNamesDefaultToTheModuleQualifiedTypeName() {
+        #expect(Ping.name == "NotifyBusTests.Ping")
         #expect(KeyboardWillShow.name == "keyboardWillShow")
     }
 

@@ -12,16 +12,16 @@ import Testing
     @Test func slotTableFindsEveryKeyAcrossGrowthAndNoOtherKey() {
         var table = SlotTable()
         // Class instances give distinct identifiers, as type metadata does; they stay alive.
-        let keys = (0..<1_000).map { _ in Bus.Slots(name: "key") }
+        let keys = (0..<1_000).map { _ in ObserverList(name: "key") }
         for (index, key) in keys.enumerated() {
             #expect(table[ObjectIdentifier(key)] == nil)
-            table.insert(Bus.Slots(name: "list \(index)"), for: ObjectIdentifier(key))
+            table.insert(ObserverList(name: "list \(index)"), for: ObjectIdentifier(key))
         }
         #expect(table.count == 1_000)
         for (index, key) in keys.enumerated() {
             #expect(table[ObjectIdentifier(key)]?.name == "list \(index)")
         }
-        let stranger = Bus.Slots(name: "stranger")
+        let stranger = ObserverList(name: "stranger")
         #expect(table[ObjectIdentifier(stranger)] == nil)
         #expect(Set(table.lists.map(\.name)) == Set((0..<1_000).map { "list \($0)" }))
     }

@@ -201,7 +201,7 @@ final class Helper: TraceLabeled, @unchecked Sendable {
         let posted = sink.events.compactMap { event -> String? in
             if case .posted(_, let message, _, _, _) = event.kind { message.messageName } else { nil }
         }
-        #expect(posted == ["AVAudioSessionInterruptionNotification", "someOtherName", "Ping"])
+        #expect(posted == ["AVAudioSessionInterruptionNotification", "someOtherName", "NotifyBusTests.Ping"])
         _ = token
     }
 

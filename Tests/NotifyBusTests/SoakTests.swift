@@ -28,6 +28,7 @@ struct BusSoakTests {
 /// Counts events without keeping them, so a soak run's memory stays flat.
 final class MemoryCountingSink: TraceSink {
     private let last = Locked<UInt64>(0)
+    let recordingSession = RecordingSession()
 
     func record(_ event: TraceEvent) {
         last.withLock { last in

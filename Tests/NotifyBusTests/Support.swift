@@ -9,16 +9,23 @@ final class Owner: TraceLabeled, Sendable {
 }
 
 
-/// A short, readable form of an event, for exact-order assertions.
+/// A message name without this module's prefix: `Ping` for `NotifyBusTests.Ping`.
+func short(_ name: String?) -> String? {
+    guard let name else { return nil }
+    return name.hasPrefix("NotifyBusTests.") ? String(name.dropFirst("NotifyBusTests.".count)) : name
+}
+
+/// A short, readable form of an event, for exact-order assertions. Message names are
+/// shown without this module's prefix.
 func describe(_ event: TraceEvent) -> String {
     switch event.kind {
     case .ownerRegistered(let owner, _, let label): "owner \(owner) \(label)"
     case .observerAdded(let observer, let message, let owner, _, _, _, _, _):
-        "add \(observer) \(message ?? "*") owner:\(owner.map(String.init) ?? "-")"
+        "add \(observer) \(short(message) ?? "*") owner:\(owner.map(String.init) ?? "-")"
     case .observerRemoved(let observer, let message, _, let reason, _):
-        "remove \(observer.map(String.init) ?? "-") \(message ?? "?") \(reason.rawValue)"
+        "remove \(observer.map(String.init) ?? "-") \(short(message) ?? "?") \(reason.rawValue)"
     case .posted(let post, let message, _, let parent, let origin):
-        "post \(post) \(type(of: message).name) parent:\(parent.map(String.init) ?? "-") \(origin.rawValue)"
+        "post \(post) \(short(message.messageName)!) parent:\(parent.map(String.init) ?? "-") \(origin.rawValue)"
     case .delivered(let post, let observer): "deliver \(post)->\(observer)"
     case .skipped(let post, let observer): "skip \(post)->\(observer)"
     case .lifecycle(let owner, let phase, let detail): "lifecycle \(owner) \(phase.rawValue)\(detail.map { " " + $0 } ?? "")"

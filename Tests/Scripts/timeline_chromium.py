@@ -7,7 +7,8 @@ Usage: python3 timeline_chromium.py PAGE.html EXPECTED.json [--screenshot FILE.p
 EXPECTED holds "lanes" (each {"label", "depth"}, in order), "findings" (how many; without it,
 only loading, console and drawing are checked), "rules" (the finding rules the page must mark) and
 the least numbers of observers, posts, deliveries and visible intervals that must be drawn, and
-"view" (the seqs the page first shows, [from, to]). Prints every mismatch and exits 1 if any;
+"view" (the seqs the page first shows, [from, to]), "steps" (labels the axis must show) and "rowLabels"
+("Lane: message · kind" labels the observer rows must show). Prints every mismatch and exits 1 if any;
 prints the load time in milliseconds on success.
 """
 import json
@@ -81,6 +82,13 @@ try:
         problems.append("visible intervals drawn: %d" % drawn["visible"])
     if drawn["posts"] < expected.get("minPosts", 1) or drawn["deliveries"] < expected.get("minDeliveries", 1):
         problems.append("posts/deliveries drawn: %d/%d" % (drawn["posts"], drawn["deliveries"]))
+    # Steps labelled on the axis, and each observer row labelled with its message and kind.
+    for step in expected.get("steps", []):
+        if step not in drawn["steps"]:
+            problems.append("step %r not labelled on the axis: %s" % (step, drawn["steps"]))
+    for label in expected.get("rowLabels", []):
+        if label not in drawn["rowLabels"]:
+            problems.append("row label %r not drawn: %s" % (label, drawn["rowLabels"]))
     marked = sorted({m["rule"] for m in state["markers"]})
     if marked != sorted(expected["rules"]):
         problems.append("marked rules: %s, expected %s" % (marked, sorted(expected["rules"])))

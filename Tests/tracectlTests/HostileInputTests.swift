@@ -207,9 +207,10 @@ import Testing
     @Test func aDirectoryIsNeitherATraceNorAScenario() throws {
         let dir = try Scratch()
         let trace = try demoTrace(dir)
+        // 66 like a scenario or baseline that is a directory (it was 65 for a trace: one code for one mistake).
         for arguments in [["events", dir.path], ["diff", trace, dir.path]] {
             let run = try tracectl(arguments)
-            #expect(run.status == 65, "\(arguments): \(run.stderr)")
+            #expect(run.status == 66, "\(arguments): \(run.stderr)")
             expectOneLine(run, containing: "\(dir.path): a directory, not a trace")
         }
         for arguments in [["record", dir.path], ["replay", trace, "--scenario", dir.path], ["leaks", trace, "--baseline", dir.path]] {

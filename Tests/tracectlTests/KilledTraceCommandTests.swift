@@ -85,9 +85,10 @@ import Testing
         let empty = dir.file("empty.trace"), folder = dir.file("folder.trace")
         #expect(FileManager.default.createFile(atPath: empty, contents: Data()))
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
-        for (path, message) in [(empty, "\(empty): empty file, not a trace\n"), (folder, "\(folder): a directory, not a trace\n")] {
+        for (path, message, code) in [(empty, "\(empty): empty file, not a trace\n", Int32(65)),
+                                      (folder, "\(folder): a directory, not a trace\n", 66)] {
             let finish = try tracectl("finish", path), events = try tracectl("events", path)
-            #expect(finish.status == 65, "\(finish.stderr)")
+            #expect(finish.status == code, "\(finish.stderr)")
             #expect(finish.stderr == "tracectl: " + message)
             #expect(finish.stdout.isEmpty)
             #expect(finish.status == events.status && finish.stderr == events.stderr)

@@ -104,8 +104,9 @@ private final class Screen: TraceLabeled, Sendable {
             .split(separator: "\n", omittingEmptySubsequences: false)
         let declared = lines.indices.filter { lines[$0].contains(#"{ "message": "keyboardWill"#) }.map { $0 + 1 }
         #expect(declared.count == 2)
-        #expect(places == ["seed000-keyboard-leak.json:\(declared[0]) screens.Login.observers[0]",
-                           "seed000-keyboard-leak.json:\(declared[1]) screens.Login.observers[1]"])
+        // Recorded by its absolute path (its file name alone), found in the repository by its text.
+        #expect(places == ["Examples/seed000-keyboard-leak.json:\(declared[0]) screens.Login.observers[0]",
+                           "Examples/seed000-keyboard-leak.json:\(declared[1]) screens.Login.observers[1]"])
     }
 
     @Test func swiftFindingsPointAtTheFileAndLineThatAddedTheObserver() throws {
@@ -126,7 +127,8 @@ private final class Screen: TraceLabeled, Sendable {
         for result in found {
             let location = try #require((result["locations"] as? [[String: Any]])?.first)
             let physical = try #require(location["physicalLocation"] as? [String: Any])
-            #expect((physical["artifactLocation"] as? [String: Any])?["uri"] as? String == "tracectlTests/LeakSARIFTests.swift")
+            // The #fileID tracectlTests/LeakSARIFTests.swift, found under the repository root (--source-root's default).
+            #expect((physical["artifactLocation"] as? [String: Any])?["uri"] as? String == "Tests/tracectlTests/LeakSARIFTests.swift")
             #expect((physical["region"] as? [String: Any])?["startLine"] as? Int == addedOn)
         }
     }

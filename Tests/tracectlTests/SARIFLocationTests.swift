@@ -8,11 +8,13 @@ import Testing
 @Suite struct SARIFLocationTests {
     let root = repositoryFile("").path
 
-    func sarifLog(recording scenario: String, in directory: String, _ dir: Scratch) throws -> [String: Any] {
+    /// Records `scenario` in `directory`, then reports in `reportIn` (the repository root by default).
+    func sarifLog(recording scenario: String, in directory: String, _ dir: Scratch,
+                  reportIn: String? = nil, _ extra: String...) throws -> [String: Any] {
         let trace = dir.file("leak.trace")
         let record = try tracectl(["record", scenario, "-o", trace], in: directory)
         try #require(record.status == 0, "\(record.stderr)")
-        let run = try tracectl("leaks", trace, "--format", "sarif")
+        let run = try tracectl(["leaks", trace, "--format", "sarif"] + extra, in: reportIn ?? root)
         #expect(run.status == 1, "\(run.stderr)")
         return try #require(try json(run.stdout) as? [String: Any])
     }
@@ -36,10 +38,19 @@ import Testing
         for uri in found { #expect(FileManager.default.fileExists(atPath: repositoryFile(uri).path), "\(uri)") }
     }
 
-    /// An absolute path names no repository folder: the file name alone, as before.
-    @Test func aScenarioRecordedByItsAbsolutePathIsNamedByItsFileName() throws {
+    /// An absolute path names no repository folder: the trace keeps the file name alone, and the report
+    /// finds the file under the source root by the scenario text the session stored (a file of the same
+    /// name elsewhere, Tests/Fixtures/export-golden/seed000-keyboard-leak.json, has other text).
+    @Test func aScenarioRecordedByItsAbsolutePathIsFoundUnderTheRootByItsText() throws {
         let dir = try Scratch()
         #expect(try uris(try sarifLog(recording: example("seed000-keyboard-leak"), in: dir.path, dir))
+                == ["Examples/seed000-keyboard-leak.json"])
+    }
+
+    /// Outside any repository (neither the working directory nor the trace is in one), the file name stays.
+    @Test func outsideARepositoryTheRecordedNameStays() throws {
+        let dir = try Scratch()
+        #expect(try uris(try sarifLog(recording: example("seed000-keyboard-leak"), in: dir.path, dir, reportIn: dir.path))
                 == ["seed000-keyboard-leak.json"])
     }
 
@@ -50,7 +61,9 @@ import Testing
         let bases = try #require(run["originalUriBaseIds"] as? [String: Any])
         let text = ((bases["%SRCROOT%"] as? [String: Any])?["description"] as? [String: Any])?["text"] as? String
         #expect(text?.contains("#fileID") == true, "\(String(describing: text))")
-        #expect(text?.contains("tracectl record ran in") == true)
+        #expect(text?.contains("the repository holding the working directory") == true)
+        let uri = (bases["%SRCROOT%"] as? [String: Any])?["uri"] as? String
+        #expect(uri == URL(fileURLWithPath: root, isDirectory: true).absoluteString, "\(String(describing: uri))")
     }
 
     /// A baseline does not depend on the folder a scenario was recorded from: the fingerprints of

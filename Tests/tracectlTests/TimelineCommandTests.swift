@@ -150,7 +150,9 @@ private final class Labeled: TraceLabeled, Sendable {
             {"lanes": [{"label": "Application", "depth": 0}, {"label": "Main", "depth": 0}, {"label": "Home", "depth": 0},
                        {"label": "Scan", "depth": 0}, {"label": "Login", "depth": 0}],
              "findings": 6, "groups": 2, "errorMarkers": true, "minObservers": 10, "minPosts": 25, "minDeliveries": 11,
-             "rules": ["observer-outlives-owner", "delivery-after-owner-gone", "unbalanced-removal"]}
+             "rules": ["observer-outlives-owner", "delivery-after-owner-gone", "unbalanced-removal"],
+             "steps": ["launch", "push Login", "pop Login"],
+             "rowLabels": ["Login: keyboardWillShow · token", "Login: keyboardWillHide · token", "Home: keyboardWillShow · token  +2"]}
             """
         try expectInChromium(dir.file("demo.html"), expected, dir)
     }

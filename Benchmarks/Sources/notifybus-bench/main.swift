@@ -8,6 +8,7 @@
 //   swift run -c release --package-path Benchmarks notifybus-bench mainactor  # @MainActor observers against SF-0011
 //   swift run -c release --package-path Benchmarks notifybus-bench replay     # only the replay, 3 rounds
 //   NOTIFYBUS_BENCH_EVENTS=10000000 ... store                                 # analysis at 10M events
+//   swift run -c release --package-path Benchmarks notifybus-bench fleet      # report, push, report --from (FleetBenchmarks.swift)
 import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -69,6 +70,9 @@ if all || which.contains("store") {
         .split(separator: ",").compactMap { Int($0) }
     for size in sizes { try StoreBenchmarks.analysis(report, events: size) }
     try StoreBenchmarks.replay(report, stimuli: 80_000)
+}
+if which.contains("fleet") {
+    try FleetBenchmarks.run(report)
 }
 print()
 print(report.markdown())

@@ -11,7 +11,10 @@
 public protocol BusMessage: Codable, Sendable {
     /// The name the message is observed, recorded and queried by.
     ///
-    /// Defaults to the type's name. Two types must not share a name on one bus.
+    /// Defaults to the type's module-qualified name (`Shop.Cart.Changed`), so that
+    /// `Cart.Changed` and `Profile.Changed` are two messages. Two types must not share a
+    /// name in one recording session: a bus refuses the second where it is first
+    /// observed or posted (``Bus/register(_:)``).
     static var name: String { get }
 
     /// The name of this message: ``name`` for typed messages, the instance's own
@@ -20,7 +23,7 @@ public protocol BusMessage: Codable, Sendable {
 }
 
 extension BusMessage {
-    public static var name: String { String(describing: Self.self) }
+    public static var name: String { qualifiedTypeName(Self.self) }
     public var messageName: String { Self.name }
 }
 

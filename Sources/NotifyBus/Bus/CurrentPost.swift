@@ -6,9 +6,9 @@ import Musl
 import Darwin
 #endif
 
-/// The posts being delivered on the current thread, one frame per bus, so that
-/// a post made by a handler is recorded with its parent on the same bus only.
-/// Only used while recording.
+/// The posts being delivered on the current thread, one frame per recording session,
+/// so that a post made by a handler is recorded with its parent when both are in one
+/// trace (one bus, or two buses recording into one sink). Only used while recording.
 ///
 /// The thread-local value points at the innermost frame; frames live on the
 /// stack of ``with(bus:post:_:)`` and link to the one they shadow.
@@ -25,10 +25,10 @@ enum CurrentPost {
         return key
     }()
 
-    /// The post of `bus` being delivered on this thread, if any. A bus's
-    /// identity is stable while it delivers: it is alive for the whole frame.
-    static func value(for bus: AnyObject) -> UInt64? {
-        let id = UnsafeRawPointer(Unmanaged.passUnretained(bus).toOpaque())
+    /// The post of `bus`'s session being delivered on this thread, if any. A session's
+    /// identity is stable while it delivers: its bus holds it for the whole frame.
+    static func value(for bus: Bus) -> UInt64? {
+        let id = UnsafeRawPointer(Unmanaged.passUnretained(bus.session).toOpaque())
         var pointer = pthread_getspecific(key)
         while let frame = pointer?.assumingMemoryBound(to: Frame.self) {
             if frame.pointee.bus == id { return frame.pointee.post }
@@ -38,13 +38,14 @@ enum CurrentPost {
     }
 
     /// Runs `body` as the delivery of `post` when there is one.
-    static func with(bus: AnyObject, post: UInt64?, _ body: () -> Void) {
+    static func with(bus: Bus, post: UInt64?, _ body: () -> Void) {
         if let post { with(bus: bus, post: post, body) } else { body() }
     }
 
-    static func with(bus: AnyObject, post: UInt64, _ body: () -> Void) {
+    static func with(bus: Bus, post: UInt64, _ body: () -> Void) {
         let previous = pthread_getspecific(key)
-        var frame = Frame(bus: UnsafeRawPointer(Unmanaged.passUnretained(bus).toOpaque()), post: post, previous: previous)
+        var frame = Frame(bus: UnsafeRawPointer(Unmanaged.passUnretained(bus.session).toOpaque()), post: post,
+                          previous: previous)
         withUnsafeMutablePointer(to: &frame) { pointer in
             pthread_setspecific(key, pointer)
             defer { pthread_setspecific(key, previous) }

@@ -16,7 +16,7 @@ class Observer: @unchecked Sendable {
     var slot = -1
     /// The bus's list it lives in, so that removing it needs no lookup; `nil` once
     /// removed. Guarded by the bus's lock.
-    var slots: Bus.Slots?
+    var slots: ObserverList?
     let ownerID: UInt64?
     weak let owner: AnyObject?
     let senderID: ObjectIdentifier?
@@ -175,19 +175,6 @@ final class TypedOwnerRetainer<Owner: AnyObject>: OwnerRetainer, @unchecked Send
     init(_ object: Owner) { self.object = object }
 
     override func holdsLastReference() -> Bool { isKnownUniquelyReferenced(&object) }
-}
-
-/// A strong reference to an arbitrary object, to carry it into a lock.
-struct ObjectRef: @unchecked Sendable {
-    // @unchecked: the bus only compares the object's identity, loads weak
-    // references to it and reads its type and label; it never mutates it.
-    let object: AnyObject
-}
-
-/// A weak reference to an arbitrary object.
-struct WeakObject: @unchecked Sendable {
-    // @unchecked: as for `ObjectRef`; loading a weak reference is atomic.
-    weak var object: AnyObject?
 }
 
 /// Where an observer's handler runs.

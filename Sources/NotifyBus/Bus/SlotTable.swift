@@ -7,7 +7,7 @@
 /// removed: a bus keeps each type's list for its life. Used under the bus's lock only.
 struct SlotTable {
     private var keys: [UInt]
-    private var values: [Bus.Slots?]
+    private var values: [ObserverList?]
     /// `64 - log2(capacity)`: the hash's top bits pick the bucket.
     private var shift: UInt
     private(set) var count = 0
@@ -26,7 +26,7 @@ struct SlotTable {
 
     /// The list of the type `key`, if there is one.
     @inline(__always)
-    subscript(key: ObjectIdentifier) -> Bus.Slots? {
+    subscript(key: ObjectIdentifier) -> ObserverList? {
         let key = UInt(bitPattern: key), mask = keys.count - 1
         var index = bucket(key)
         while true {
@@ -38,16 +38,16 @@ struct SlotTable {
     }
 
     /// Adds the list of the type `key`, which has none yet.
-    mutating func insert(_ slots: Bus.Slots, for key: ObjectIdentifier) {
+    mutating func insert(_ slots: ObserverList, for key: ObjectIdentifier) {
         if (count + 1) * 2 > keys.count { grow() }
         place(UInt(bitPattern: key), slots)
         count += 1
     }
 
     /// Every list, in no particular order.
-    var lists: [Bus.Slots] { values.compactMap { $0 } }
+    var lists: [ObserverList] { values.compactMap { $0 } }
 
-    private mutating func place(_ key: UInt, _ slots: Bus.Slots) {
+    private mutating func place(_ key: UInt, _ slots: ObserverList) {
         let mask = keys.count - 1
         var index = bucket(key)
         while keys[index] != 0 { index = (index + 1) & mask }

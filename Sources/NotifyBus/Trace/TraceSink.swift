@@ -1,10 +1,16 @@
-/// Receives every event of a bus, in sequence order.
+/// Receives the events of every bus and center that records into it, in `seq` order.
 ///
-/// A sink is called on the thread that caused the event, in `seq` order, and
-/// never concurrently with itself for one bus. It must not block for long and
-/// must not call back into the bus: the bus may hold its lock while it records
-/// an observer being added or removed.
+/// The contract:
+/// - ``recordingSession`` is the sink's one ``RecordingSession``, made with the sink and
+///   returned every time: every bus given this sink numbers its events through it, so
+///   the sink receives one sequence, `seq` 1, 2, 3, … without gap or repeat, however
+///   many buses and threads record.
+/// - ``record(_:)`` is called once per event, in `seq` order, never concurrently with
+///   itself (the session's lock is held), on the thread that caused the event. It must
+///   not block for long and must not call back into a bus or the session.
 public protocol TraceSink: Sendable {
+    /// The session that numbers this sink's events; the same object on every call.
+    var recordingSession: RecordingSession { get }
     /// Records one event.
     func record(_ event: TraceEvent)
 }
@@ -12,6 +18,7 @@ public protocol TraceSink: Sendable {
 /// A sink that keeps events in memory, for tests and small sessions.
 public final class MemoryTraceSink: TraceSink {
     private let storage = Locked<[TraceEvent]>([])
+    public let recordingSession = RecordingSession()
 
     /// An empty sink.
     public init() {}

@@ -17,8 +17,8 @@ public struct FindingGroup: Sendable, Hashable, Identifiable {
     /// The group's findings, most severe first, then in the order they were seen.
     public var findings: [LeakFinding]
 
-    /// The most severe of the group's rules.
-    public var severity: LeakSeverity { findings.map(\.rule.severity).max() ?? .note }
+    /// The most severe of the group's findings.
+    public var severity: LeakSeverity { findings.map(\.severity).max() ?? .note }
 
     /// The group's rules, most severe first, each once.
     public var rules: [LeakRule] {
@@ -51,7 +51,7 @@ public struct FindingGroup: Sendable, Hashable, Identifiable {
         }
         let groups = order.map { key in
             let sorted = members[key, default: []].enumerated().sorted { a, b in
-                (b.element.rule.severity, a.offset) < (a.element.rule.severity, b.offset)
+                (b.element.severity, a.offset) < (a.element.severity, b.offset)
             }.map(\.element)
             return FindingGroup(id: id(ownerType: key.ownerType, callSite: key.callSite), ownerType: key.ownerType,
                                 callSite: key.callSite, findings: sorted)

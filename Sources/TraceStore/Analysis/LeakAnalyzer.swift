@@ -1,4 +1,5 @@
 public import NotifyBus
+import Foundation
 
 /// Finds the leak rules' findings in one streaming pass over a session.
 ///
@@ -52,6 +53,38 @@ public struct LeakAnalyzer {
         [KeyboardDidShow.name, KeyboardDidChangeFrame.name], [KeyboardDidHide.name, KeyboardDidChangeFrame.name],
     ]
 
+    /// The groups ``offscreenMessages(_:)`` knows by name.
+    public static let offscreenGroups: [String: Set<String>] = [
+        "keyboard": MessageCatalog.keyboardNames, "orientation": [OrientationDidChange.name],
+        "activity": LeakRuleDefinition.activityMessages, "default": defaultOffscreenMessages,
+    ]
+
+    /// Reads a message set as `tracectl leaks --offscreen-messages` gives it: a comma-separated list
+    /// of message names and groups (`keyboard`, `orientation`, `activity`, `default`) that replaces
+    /// the default set, or, when every item starts with `+` or `-`, that adds to it or takes from it
+    /// (`-activity` narrows, `+UIContentSizeCategoryDidChangeNotification` widens).
+    ///
+    /// - Throws: ``TraceStoreError`` (`.invalidArgument`) for an empty list or an empty item, or a list that
+    ///   mixes names with and without a sign.
+    public static func offscreenMessages(_ list: String) throws(TraceStoreError) -> Set<String> {
+        let items = list.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        guard !items.contains(where: { $0.isEmpty || $0 == "+" || $0 == "-" }) else {
+            throw TraceStoreError(.invalidArgument, "'\(list)': an empty message name (expected names or groups "
+                                  + "\(offscreenGroups.keys.sorted().joined(separator: ", ")), separated by commas)")
+        }
+        let signed = items.filter { $0.hasPrefix("+") || $0.hasPrefix("-") }
+        guard signed.isEmpty || signed.count == items.count else {
+            throw TraceStoreError(.invalidArgument, "'\(list)': either every item has + or - (change the default set) or none (replace it)")
+        }
+        func names(_ item: Substring) -> Set<String> { offscreenGroups[String(item)] ?? [String(item)] }
+        if signed.isEmpty { return items.reduce(into: Set<String>()) { $0.formUnion(names(Substring($1))) } }
+        var result = defaultOffscreenMessages
+        for item in items {
+            if item.hasPrefix("+") { result.formUnion(names(item.dropFirst())) } else { result.subtract(names(item.dropFirst())) }
+        }
+        return result
+    }
+
     /// The messages whose delivery to a screen off screen is a finding, by default.
     public static var onScreenMessages: Set<String> { defaultOffscreenMessages }
 
@@ -99,6 +132,14 @@ public struct LeakAnalyzer {
         let rule: LeakRule
         let observer: UInt64
     }
+    /// An observer a removal line missed: reported once per line.
+    private struct MissKey: Hashable {
+        let observer: UInt64
+        let callSite: String
+    }
+    private var missedReported: Set<MissKey> = []
+    /// Owners whose `deinit` was recorded, until the removals it makes have been read.
+    private var releasing: [(owner: UInt64, seq: UInt64)] = []
 
     /// An analyzer for `rules` (every rule by default).
     public init(rules: Set<LeakRule> = Set(LeakRule.allCases)) {
@@ -110,9 +151,12 @@ public struct LeakAnalyzer {
     }
 
     /// Reads a session and returns its findings, ordered by where they were seen.
-    public static func analyze(_ reader: TraceReader, session: Int64,
-                               rules: Set<LeakRule> = Set(LeakRule.allCases)) throws -> [LeakFinding] {
-        var configuration = Configuration(rules: rules)
+    ///
+    /// - Parameter offscreenMessages: The messages whose delivery to a covered screen is a finding
+    ///   (default ``defaultOffscreenMessages``; ``offscreenMessages(_:)`` reads `tracectl`'s option).
+    public static func analyze(_ reader: TraceReader, session: Int64, rules: Set<LeakRule> = Set(LeakRule.allCases),
+                               offscreenMessages: Set<String> = LeakAnalyzer.defaultOffscreenMessages) throws -> [LeakFinding] {
+        var configuration = Configuration(rules: rules, offscreenMessages: offscreenMessages)
         if let semantics = try reader.session(session).selectorSemantics { configuration.selectorSemantics = semantics }
         return try analyze(reader, session: session, configuration: configuration)
     }
@@ -125,7 +169,7 @@ public struct LeakAnalyzer {
     /// Reads a session, and hands `companion` the same walk: the timeline is built in the pass
     /// that finds the leaks, not in a second one.
     package static func analyze(_ reader: TraceReader, session: Int64, configuration: Configuration,
-                                companion: (any SessionWalkCompanion)?) throws -> [LeakFinding] {
+                                companion: (any SessionWalkCompanion)?, prefilter: Bool = true) throws -> [LeakFinding] {
         let box = Box(LeakAnalyzer(configuration: configuration))
         let columns = companion == nil ? "e.seq, e.kind, e.observer, e.message" : "e.seq, e.kind, e.observer, e.message, e.post, e.parent"
         let (sql, values) = reader.eventQuery(session: session, filter: EventFilter(), payloads: false,
@@ -140,6 +184,7 @@ public struct LeakAnalyzer {
         let stateMessages = Set(TraceState.applicationStateMessages.compactMap(reader.stringID))
         @inline(__always) func wanted(_ row: WalkRow) -> Bool {
             box.last = UInt64(bitPattern: row.int64(0))
+            guard prefilter else { return true }
             switch row.int64(1) {
             case delivered:
                 guard let observer = row.id(2) else { return true }
@@ -185,18 +230,19 @@ public struct LeakAnalyzer {
     }
 
     private final class Box {
-        // Not checked at run time: one thread, and the walk and the fold never overlap.
-        @exclusivity(unchecked) var analyzer: LeakAnalyzer
-        /// The last row the walk saw (a captured local would be checked on every row).
-        @exclusivity(unchecked) var last: UInt64 = 0
+        // One thread, and the walk and the fold never overlap.
+        var analyzer: LeakAnalyzer
+        /// The last row the walk saw.
+        var last: UInt64 = 0
         /// With a companion, of the last row the walk saw: whether the analyzer wants it as an
         /// event, and whether the companion took it from its integers.
-        @exclusivity(unchecked) var analyzerWants = true, companionTook = false
+        var analyzerWants = true, companionTook = false
         init(_ analyzer: LeakAnalyzer) { self.analyzer = analyzer }
     }
 
     /// Whether a delivery to `observer` now could trigger a rule (or is not known to be
-    /// harmless): what ``checkDelivery(_:)`` would look at, without building the event.
+    /// harmless): ``LeakRuleDefinition/deliveryRule(_:)`` on what ``checkDelivery(_:)`` would
+    /// give it, without building the event.
     ///
     /// `mutating` only so that a call through the walk's box reaches the analyzer in place:
     /// a non-mutating call there copies the whole analyzer, its dictionaries retained, per row.
@@ -210,21 +256,39 @@ public struct LeakAnalyzer {
         guard let observer = state.observers[id], let ownerID = observer.owner, let owner = state.owners[ownerID] else {
             return false   // `checkDelivery` ignores it, and a delivery changes no state
         }
-        if owner.goneAt != nil { return true }
         guard let message = observer.message else { return true }   // the post decides: let the fold see it
-        guard offscreenMessage(message, of: id) else {
-            // Heard, its owner here, a message that is never a finding off screen: the same answer
-            // until its owner goes (or the observer is removed, after which nothing reaches the fold).
+        let facts = delivery(to: observer, owner: owner, message: message, outcome: .delivered, trapReason: nil)
+        if !facts.ownerGone && !facts.offscreenMessage {
+            // Its owner here, a message that is never a finding off screen: the same answer until an
+            // owner goes (or the observer is removed, after which nothing reaches the fold).
             quiet.insert(id)
-            return false
         }
-        guard let screen = state.screen(of: ownerID) else { return false }
-        return screen.inHierarchy && !screen.visible
+        return LeakRuleDefinition.deliveryRule(facts) != nil
+    }
+
+    /// What the delivery rules look at, for the analysis and the prefilter alike.
+    private func delivery(to observer: TraceState.Observer, owner: TraceState.Owner, message: String?,
+                          outcome: DeliveryOutcome, trapReason: TrapReason?) -> LeakRuleDefinition.Delivery {
+        let offscreen = message.map { offscreenMessage($0, of: observer.id) } ?? false
+        let covered = offscreen && state.screen(of: owner.id).map { $0.inHierarchy && !$0.visible } == true
+        return LeakRuleDefinition.Delivery(outcome: outcome, trapReason: trapReason, ownerGone: goneAt(owner) != nil,
+                                           droppedByCenter: droppedByCenter(observer), offscreenMessage: offscreen,
+                                           screenCovered: covered)
+    }
+
+    /// When an owner went: when it left the hierarchy or was released, or, for an object that is
+    /// not a screen, when the screen it lives in did (a helper a cache keeps alive goes on hearing
+    /// posts after its screen is gone, as a retained screen would).
+    func goneAt(_ owner: TraceState.Owner) -> UInt64? {
+        if let goneAt = owner.goneAt { return goneAt }
+        guard !owner.hasLifecycle, let host = owner.host else { return nil }
+        return state.screen(of: host)?.goneAt
     }
 
     /// Folds one event and checks the rules it can trigger.
     public mutating func consume(_ event: RecordedEvent) {
         defer { if event.kind == .posted || event.kind == .lifecycle { lastActivity = event.seq } }
+        settleReleases(before: event)
         switch event.kind {
         case .observerAdded where event.message == nil:
             if let id = event.observer { wildcardObservers.insert(id); quiet.remove(id) }
@@ -237,14 +301,20 @@ public struct LeakAnalyzer {
             checkDuplicates(event)
         case .observerRemoved:
             if let id = event.observer { wildcardObservers.remove(id); quiet.remove(id) }
-            checkRemoval(event)
+            // What a removal in Foundation's form could not reach, before it is folded; a removal
+            // that missed something is reported once, by what it missed.
+            let missed = checkMissedBlocks(event)
+            checkRemoval(event, missedSomething: missed)
             checkReleasedUnheard(event)
         case .posted:
             if let post = event.post, let message = event.message {
                 if recentPosts.count > 4_096 { recentPosts.removeAll(keepingCapacity: true) }
                 recentPosts[post] = message
                 if let unheard = releasedUnheard.removeValue(forKey: message) {
-                    for (observer, _) in unheard { reportOnce(.tokenReleasedUnheard, observer: observer, seq: event.seq) }
+                    // Its owner gone since (its release dropped the token): nothing to keep.
+                    for (observer, _) in unheard where !ownerGone(observer) {
+                        reportOnce(.tokenReleasedUnheard, observer: observer, seq: event.seq)
+                    }
                 }
             }
         case .delivered, .skipped, .trapped:
@@ -255,10 +325,9 @@ public struct LeakAnalyzer {
         }
         state.apply(event)
         switch event.kind {
-        case .observerRemoved where event.removalReason == .ownerSelectors || (event.observer == nil && event.message != nil):
-            checkMissedBlocks(event)
         case .lifecycle where event.phase == .deinit:
-            if let owner = event.owner { ownerReleased(owner, at: event.seq) }
+            // Settled at the next event that is not one of its deinit's removals: what `deinit` removes did not outlive it.
+            if let owner = event.owner { releasing.append((owner, event.seq)) }
         case .ownerReleased:
             guard let owner = event.owner else { break }
             if let holder = event.retainedBy, let observer = state.observers[holder] {
@@ -273,6 +342,7 @@ public struct LeakAnalyzer {
 
     /// Closes the pass: observers still registered whose owner is gone outlived it.
     public mutating func finish() -> [LeakFinding] {
+        settleReleases(before: nil)
         // A name no owner of the type ever observed: the removal meant another (a typo, the
         // wrong constant). Otherwise a removal of a name not registered at the time: harmless.
         for (var finding, ownerType) in pendingRemovals {
@@ -285,7 +355,7 @@ public struct LeakAnalyzer {
         }
         pendingRemovals = []
         for observer in state.liveObservers {
-            guard let ownerID = observer.owner, let owner = state.owners[ownerID], owner.goneAt != nil else { continue }
+            guard let ownerID = observer.owner, let owner = state.owners[ownerID], goneAt(owner) != nil else { continue }
             if observer.kind == .block, observer.capture == .strong, !owner.released {
                 reportOnce(.blockRetainsOwner, observer: observer, seq: state.seq)
             }
@@ -330,7 +400,7 @@ public struct LeakAnalyzer {
         }
     }
 
-    private mutating func checkRemoval(_ event: RecordedEvent) {
+    private mutating func checkRemoval(_ event: RecordedEvent, missedSomething: Bool) {
         if let id = event.observer, let observer = state.observers[id] {
             remember(observer)
             if event.removalReason == .ownerGone, !droppedByCenter(observer) {
@@ -341,6 +411,8 @@ public struct LeakAnalyzer {
         // A removal that found nothing. By owner: harmless on its own (a deinit's
         // `removeObserver(self)`); what it missed is checked after the fold.
         if event.observer == nil && event.message == nil { return }
+        // A removal by name that missed a block: `removal-misses-observer` says what it missed.
+        if missedSomething { return }
         let earlier = event.observer.flatMap { removed[$0] }
         let ownerID = event.owner ?? earlier?.owner
         let message = event.message ?? earlier?.message
@@ -365,20 +437,32 @@ public struct LeakAnalyzer {
         heard.remove(id)
         guard event.removalReason == .tokenReleased, observer.kind == .token, !wasHeard,
               lastActivity < observer.addedAt, let message = observer.message else { return }
-        if let ownerID = observer.owner, let owner = state.owners[ownerID], owner.goneAt != nil || owner.released {
-            return
-        }
+        if ownerGone(observer) { return }
         releasedUnheard[message, default: []].append((observer, event.seq))
     }
 
-    /// After a removal by owner (or by owner and name) in Foundation's form: the block and
-    /// token observers it could not reach (only their observation or token removes them).
-    private mutating func checkMissedBlocks(_ event: RecordedEvent) {
-        guard let ownerID = event.owner else { return }
-        let missed = state.observers(ownedBy: ownerID).filter {
-            $0.kind != .selector && (event.message == nil || $0.message == event.message)
+    /// A removal by owner (or by owner and name) in Foundation's form: the block and token
+    /// observers it could not reach (only their observation or token removes them), one finding
+    /// per observer and removal line, whether or not the same call removed selector observers.
+    /// Asked before the removal is folded. Returns whether it missed any.
+    private mutating func checkMissedBlocks(_ event: RecordedEvent) -> Bool {
+        guard let ownerID = event.owner else { return false }
+        let foundationForm: Bool
+        switch event.removalReason {
+        case .ownerSelectors: foundationForm = true
+        case .explicit:
+            // `removeObserver(self, name:)`: nothing found, or a selector observer of that name removed.
+            let removedKind = event.observer.flatMap { state.observers[$0]?.kind }
+            foundationForm = event.message != nil && (event.observer == nil ? removedKind == nil : removedKind == .selector)
+        default: foundationForm = false
         }
-        for observer in missed {
+        guard foundationForm else { return false }
+        // By owner, every message: the event's message is that of the selector observer it removed.
+        let name = event.removalReason == .ownerSelectors ? nil : event.message
+        let missed = state.observers(ownedBy: ownerID).filter {
+            $0.kind != .selector && (name == nil || $0.message == name)
+        }
+        for observer in missed where missedReported.insert(MissKey(observer: observer.id, callSite: event.callSite ?? "")).inserted {
             var finding = removalFinding(.removalMissesObserver, event: event, owner: ownerID, message: observer.message)
             finding.observer = observer.id
             finding.addedAt = observer.addedAt
@@ -388,6 +472,24 @@ public struct LeakAnalyzer {
                                                           ownerType: finding.ownerType, callSite: finding.callSite)
             findings.append(finding)
         }
+        return !missed.isEmpty
+    }
+
+    /// Owners whose `deinit` was recorded, settled once the removals it makes have been read.
+    private mutating func settleReleases(before event: RecordedEvent?) {
+        guard !releasing.isEmpty else { return }
+        if let event, event.kind == .observerRemoved, let owner = event.owner, releasing.contains(where: { $0.owner == owner }) {
+            return
+        }
+        let settled = releasing
+        releasing = []
+        for (owner, seq) in settled { ownerReleased(owner, at: seq) }
+    }
+
+    /// Whether an observer's owner is gone (``goneAt(_:)``) or released.
+    private func ownerGone(_ observer: TraceState.Observer) -> Bool {
+        guard let ownerID = observer.owner, let owner = state.owners[ownerID] else { return false }
+        return owner.released || goneAt(owner) != nil
     }
 
     private mutating func checkDelivery(_ event: RecordedEvent) {
@@ -399,17 +501,15 @@ public struct LeakAnalyzer {
         case .trapped: .trapped
         default: .delivered
         }
-        let delivery = FindingDelivery(seq: event.seq, post: event.post ?? 0, message: message, outcome: outcome)
-        if event.trapReason == .unownedCapture {
-            gather(.unownedCaptureAfterRelease, observer: observer, delivery: delivery, seq: event.seq)
-        } else if owner.goneAt != nil || event.kind == .skipped || event.kind == .trapped {
-            // A modern selector observer dropped at its released target's next post: the center's job.
-            if event.kind == .skipped && droppedByCenter(observer) { return }
-            gather(.deliveryAfterOwnerGone, observer: observer, delivery: delivery, seq: event.seq)
-        } else if event.kind == .delivered, let message, configuration.offscreenMessages.contains(message),
-                  let screen = state.screen(of: ownerID), screen.inHierarchy, !screen.visible {
-            gather(.deliveryWhileOffscreen, observer: observer, delivery: delivery, seq: event.seq)
+        var facts = delivery(to: observer, owner: owner, message: observer.message, outcome: outcome, trapReason: event.trapReason)
+        if observer.message == nil, let message {
+            // An observer of every message: the post names this delivery's message.
+            facts.offscreenMessage = configuration.offscreenMessages.contains(message)
+            facts.screenCovered = state.screen(of: ownerID).map { $0.inHierarchy && !$0.visible } == true
         }
+        guard let rule = LeakRuleDefinition.deliveryRule(facts) else { return }
+        gather(rule, observer: observer, delivery: FindingDelivery(seq: event.seq, post: event.post ?? 0, message: message,
+                                                                   outcome: outcome), seq: event.seq)
     }
 
     private mutating func outlives(_ observer: TraceState.Observer, seq: UInt64, released: Bool) {
@@ -460,6 +560,7 @@ public struct LeakAnalyzer {
 
     private func make(_ rule: LeakRule, observer: TraceState.Observer, seq: UInt64) -> LeakFinding {
         let owner = observer.owner.flatMap { state.owners[$0] }
+        let severity = LeakRuleDefinition.severity(of: rule, message: observer.message)
         return LeakFinding(
             rule: rule,
             fingerprint: LeakFinding.fingerprint(rule: rule, message: observer.message, ownerType: owner?.type,
@@ -467,8 +568,9 @@ public struct LeakAnalyzer {
             message: observer.message, observer: observer.id, owner: owner?.label, ownerType: owner?.type,
             ownerLocation: owner?.host == nil ? nil : state.location(of: observer.owner),
             observerKind: observer.kind, capture: observer.capture,
-            callSite: observer.callSite, addedAt: observer.addedAt, ownerGoneAt: owner?.goneAt, ownerReleased: nil,
-            seq: seq, deliveriesAfter: [], deliveryCount: 0, ownerID: observer.owner)
+            callSite: observer.callSite, addedAt: observer.addedAt, ownerGoneAt: owner.flatMap(goneAt), ownerReleased: nil,
+            seq: seq, deliveriesAfter: [], deliveryCount: 0, ownerID: observer.owner,
+            loweredSeverity: severity == rule.severity ? nil : severity)
     }
 }
 

@@ -6,7 +6,7 @@ public enum LeakRule: String, Sendable, CaseIterable, Codable {
     case observerOutlivesOwner = "observer-outlives-owner"
     /// A delivery (or skip) reached an observer after its owner left the hierarchy or was released.
     case deliveryAfterOwnerGone = "delivery-after-owner-gone"
-    /// A keyboard or orientation message reached a screen in the hierarchy but not on screen.
+    /// A keyboard, orientation or activity message reached a screen in the hierarchy but not on screen.
     case deliveryWhileOffscreen = "delivery-while-offscreen"
     /// The same owner registered the same message, sender filter and call site again while the first was live.
     case duplicateRegistration = "duplicate-registration"
@@ -79,6 +79,12 @@ public struct LeakFinding: Sendable, Hashable {
     public var deliveryCount: Int
     /// The owner's id in the trace, to place the finding on its lane; not part of the fingerprint.
     public var ownerID: UInt64?
+    /// Set when this finding is less severe than its rule (``LeakRuleDefinition/severity(of:message:)``).
+    public var loweredSeverity: LeakSeverity? = nil
+
+    /// How serious this finding is: its rule's severity, or one below for an activity message
+    /// delivered to a covered screen.
+    public var severity: LeakSeverity { loweredSeverity ?? rule.severity }
 
     /// How many deliveries a finding lists before it only counts.
     public static let listedDeliveries = 20

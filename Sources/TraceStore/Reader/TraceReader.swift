@@ -23,6 +23,10 @@ public final class TraceReader {
     /// Whether the file has the secondary indexes a closed (or finished) session builds;
     /// a killed recorder's file has none until `tracectl finish`.
     public let hasIndexes: Bool
+    /// Events read from a dead recorder's journal (``JournalRecovery``), by session: they were
+    /// journaled before their handlers ran but never committed to the file. The reader sees them
+    /// as part of the session; `tracectl finish` writes them into the file. Empty for most traces.
+    public let recoveredEvents: [Int64: Int]
     /// The file's session when it holds exactly one (the usual trace): a walk of that session is
     /// then a walk of the whole table, which SQLite runs without checking each row against the
     /// end of the session's key range (~4% of a walk, `BENCHMARKS.md`).
@@ -35,19 +39,31 @@ public final class TraceReader {
     ///
     /// - Throws: ``TraceStoreError`` with kind `.fileNotFound`, `.notATrace`,
     ///   `.foreignDatabase` or `.unsupportedSchema` for each way the file can be unusable.
-    public init(path: String) throws(TraceStoreError) {
+    public convenience init(path: String) throws(TraceStoreError) {
+        try self.init(path: path, recoveringJournals: true)
+    }
+
+    /// Opens and validates a trace; with `recoveringJournals` false, a dead recorder's journal is
+    /// not read (`tracectl finish`, which writes it into the file, reads only the sessions first).
+    package init(path: String, recoveringJournals: Bool) throws(TraceStoreError) {
         self.path = path
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw TraceStoreError(.fileNotFound, "\(path): no such file")
         }
-        guard !isDirectory.boolValue else { throw TraceStoreError(.notATrace, "\(path): a directory, not a trace") }
+        // 66 in tracectl, as for a scenario or baseline that is a directory: no input file at this path.
+        guard !isDirectory.boolValue else { throw TraceStoreError(.fileNotFound, "\(path): a directory, not a trace") }
         if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size == 0 {
             throw TraceStoreError(.notATrace, "\(path): empty file, not a trace")
         }
-        db = try Database(path: path, mode: .readOnly)
+        let file = try Database(path: path, mode: .readOnly)
+        schemaVersion = try TraceSchema.validate(file)
+        // A dead recorder's journal may hold events the file lacks: they are read from a private
+        // copy with them added, never written into a file another process may be recording into.
+        let journals = recoveringJournals && schemaVersion >= 2 ? try JournalRecovery.pending(trace: path, db: file) : []
+        db = journals.isEmpty ? file : try JournalRecovery.snapshot(of: file, adding: journals)
+        recoveredEvents = Dictionary(journals.map { ($0.session, $0.events.count) }, uniquingKeysWith: +)
         try db.execute("PRAGMA query_only = 1")
-        schemaVersion = try TraceSchema.validate(db)
         hasIndexes = try db.scalar("""
             SELECT count(*) FROM sqlite_master WHERE type = 'index' AND tbl_name = 'events'
               AND name IN ('events_by_kind', 'events_by_observer', 'events_by_post', 'events_by_owner')

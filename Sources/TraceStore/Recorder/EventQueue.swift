@@ -34,7 +34,16 @@ final class EventQueue: @unchecked Sendable {
     }
 
     private let slots: UnsafeMutablePointer<TraceEvent>
+    /// For each slot, the journal position after its event's record (with a journal).
+    private let journalEnds: UnsafeMutablePointer<UInt64>
     private let capacity: Int
+    /// Where each event is written before the writer sees it, on the posting thread.
+    private let journal: EventJournal?
+    /// The journal position after the last event of the batch the writer took, and that batch's
+    /// size: once it is all written (or unwritable), the journal's `applied` mark moves there.
+    /// Read and written by the writer thread only.
+    private var batchJournalEnd: UInt64 = 0
+    private var batchCount = 0
     private let producer = Locked(Producer())
     /// Events published into the ring, ever.
     private let head = Atomic<Int>(0)
@@ -61,10 +70,12 @@ final class EventQueue: @unchecked Sendable {
     /// The number of events the writer takes before it wakes up on its own.
     let batchTarget: Int
 
-    init(capacity: Int) {
+    init(capacity: Int, journal: EventJournal? = nil) {
         self.capacity = max(1, capacity)
         self.batchTarget = max(1, self.capacity / 4)
+        self.journal = journal
         slots = .allocate(capacity: self.capacity)
+        journalEnds = .allocate(capacity: journal == nil ? 1 : self.capacity)
     }
 
     deinit {
@@ -75,6 +86,7 @@ final class EventQueue: @unchecked Sendable {
             index = index + 1 == capacity ? 0 : index + 1
         }
         slots.deallocate()
+        journalEnds.deallocate()
     }
 
     /// The `seq` of the last event appended.
@@ -91,6 +103,11 @@ final class EventQueue: @unchecked Sendable {
                     guard waitForSpace(published: published) else { return }
                     state.taken = tail.load(ordering: .acquiring)
                 }
+            }
+            // Into the journal first: once `append` returns, the event outlives the process.
+            if let journal {
+                guard let end = journal.append(event, accepting: accepting) else { return }
+                journalEnds[state.index] = end
             }
             (slots + state.index).initialize(to: event)
             state.index = state.index + 1 == capacity ? 0 : state.index + 1
@@ -160,6 +177,10 @@ final class EventQueue: @unchecked Sendable {
 
         let published = head.load(ordering: .acquiring)
         batch.reserveCapacity(published - taken)
+        if journal != nil, published > taken {
+            batchJournalEnd = journalEnds[(published - 1) % capacity]
+            batchCount = published - taken
+        }
         var index = taken % capacity
         for _ in taken..<published {
             batch.append((slots + index).move())
@@ -175,7 +196,9 @@ final class EventQueue: @unchecked Sendable {
         return true
     }
 
+    /// The writer committed `count` events of its batch (all of them unless it then fails).
     func committed(_ count: Int) {
+        if count == batchCount { journal?.markApplied(batchJournalEnd) }
         condition.lock()
         committed += UInt64(count)
         if committed + lost >= enqueued { flushRequested = false }
@@ -185,6 +208,8 @@ final class EventQueue: @unchecked Sendable {
 
     /// Part of a batch could not be written; the writer goes on. The first error is kept for `flush` and `close`.
     func lost(_ error: TraceStoreError, written: Int, of count: Int) {
+        // The others cannot be written by a recovery either: the journal need not keep them.
+        journal?.markApplied(batchJournalEnd)
         condition.lock()
         // Every event written one at a time after all: nothing was lost, and there is nothing to report.
         if failure == nil && written < count { failure = error }

@@ -14,9 +14,12 @@ public struct SessionInfo: Sendable {
     /// What the session's bus does with selector observers whose target is gone:
     /// give the bus the same value (``NotifyBus/Bus/init(sink:clock:selectorSemantics:)``).
     public var selectorSemantics: SelectorSemantics
+    /// The session's UUID, build, OS, device, test and free facts: what a fleet report joins sessions by.
+    public var metadata: SessionMetadata
 
     public init(name: String, app: String = "app", scenario: String? = nil, startedAt: Date = Date(),
-                selectorSemantics: SelectorSemantics = .modern) {
+                selectorSemantics: SelectorSemantics = .modern, metadata: SessionMetadata = SessionMetadata()) {
+        self.metadata = metadata
         self.name = name
         self.app = app
         self.scenario = scenario

@@ -5,16 +5,56 @@ package enum TraceFiles {
     /// The files SQLite keeps beside a database while it is open, or after a process was killed.
     package static let sideSuffixes = ["-wal", "-shm", "-journal"]
 
-    /// Removes a trace file and its SQLite side files, ignoring those that do not exist. Files
-    /// only: a directory at one of the names is left as it is (`unlink` refuses it).
+    /// Removes a trace file and its SQLite side files and journals, ignoring those that do not exist.
+    /// Files only: a directory at one of the names is left as it is (`unlink` refuses it).
     package static func remove(at path: String) {
-        for suffix in [""] + sideSuffixes { unlink(path + suffix) }
+        unlink(path)
+        removeSideFiles(of: path)
     }
 
     /// Removes the side files a killed run may have left beside `path`: once a new file is moved
-    /// to `path`, SQLite would otherwise read a stale `-wal` as part of it.
+    /// to `path`, SQLite would otherwise read a stale `-wal` as part of it, and a reader a stale journal.
     package static func removeSideFiles(of path: String) {
         for suffix in sideSuffixes { unlink(path + suffix) }
+        for journal in journals(of: path) { unlink(journal) }
+    }
+
+    /// The recorder journals beside the trace `path` (`path-eventlog-N`, ``EventJournal``).
+    package static func journals(of path: String) -> [String] {
+        let directory = (path as NSString).deletingLastPathComponent
+        let prefix = (path as NSString).lastPathComponent + EventJournal.suffix
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.isEmpty ? "." : directory) else { return [] }
+        return names.filter { name in
+            name.hasPrefix(prefix) && !name.dropFirst(prefix.count).isEmpty && name.dropFirst(prefix.count).allSatisfy { $0.isASCII && $0.isNumber }
+        }.map { directory.isEmpty ? $0 : (directory as NSString).appendingPathComponent($0) }
+    }
+
+    /// Whether writing `output` would change one of the files that make up the trace `input`: the
+    /// file itself, or a side file SQLite or the recorder keeps beside it (`-wal`, `-shm`, `-journal`,
+    /// `-eventlog-N`), existing or not, through any spelling or link of either.
+    package static func isPart(_ output: String, of input: String) -> Bool {
+        if isSameFile(output, input) { return true }
+        guard let inputName = canonical(input), let outputName = canonical(resolvingLinks(output)) else { return false }
+        if outputName == inputName { return true }
+        guard outputName.hasPrefix(inputName) else {
+            // A hard link to an existing side file.
+            return (sideSuffixes.map { input + $0 } + journals(of: input)).contains { isSameFile(output, $0) }
+        }
+        let rest = outputName.dropFirst(inputName.count)
+        if sideSuffixes.contains(String(rest)) { return true }
+        if rest.hasPrefix(EventJournal.suffix) {
+            let id = rest.dropFirst(EventJournal.suffix.count)
+            return !id.isEmpty && id.allSatisfy { $0.isASCII && $0.isNumber }
+        }
+        return false
+    }
+
+    /// `path` absolute, its folder's links resolved (the file itself need not exist); `nil` when its folder does not exist.
+    static func canonical(_ path: String) -> String? {
+        let directory = (path as NSString).deletingLastPathComponent
+        guard let real = realpath(directory.isEmpty ? "." : directory, nil) else { return nil }
+        defer { free(real) }
+        return (String(cString: real) as NSString).appendingPathComponent((path as NSString).lastPathComponent)
     }
 
     /// Whether `a` and `b` name the same existing file, through any spelling, symbolic or hard link.
@@ -37,11 +77,14 @@ package enum TraceFiles {
     /// - a symbolic link is followed (the file it names is replaced, the link stays);
     /// - a device or pipe is written to, not replaced;
     /// - a directory is refused with `.cannotCreate`;
-    /// - the same file as one of `inputs`, through any spelling or link, is refused with
-    ///   `.invalidArgument`: the output would replace what is being read.
+    /// - the same file as one of `inputs`, through any spelling or link, or one of an input's side
+    ///   files (``isPart(_:of:)``), is refused with `.invalidArgument`: the output would replace what
+    ///   is being read (a killed trace's `-wal` holds its events).
     package static func output(_ path: String, inputs: [String]) throws(TraceStoreError) -> Output {
-        for input in inputs where isSameFile(path, input) {
-            let which = input == path ? "an input of this command" : "the same file as the input \(input)"
+        for input in inputs where isPart(path, of: input) {
+            let which = input == path ? "an input of this command"
+                : isSameFile(path, input) ? "the same file as the input \(input)"
+                : "a side file of the input \(input) (SQLite's -wal/-shm/-journal or the recorder's journal hold part of it)"
             throw TraceStoreError(.invalidArgument, "\(path) is \(which); give another output path")
         }
         let target = resolvingLinks(path)
@@ -81,10 +124,20 @@ package enum TraceFiles {
             let rest = name.dropFirst(prefix.count)
             let digits = rest.prefix { $0.isASCII && $0.isNumber }
             guard let pid = pid_t(digits), pid > 0, pid != ProcessInfo.processInfo.processIdentifier,
-                  ([""] + sideSuffixes).contains(String(rest.dropFirst(digits.count))),
+                  isPartialTail(rest.dropFirst(digits.count)),
                   kill(pid, 0) != 0 && errno == ESRCH else { continue }
             unlink(directory.isEmpty ? name : (directory as NSString).appendingPathComponent(name))
         }
+    }
+
+    /// What may follow a partial's process id: nothing, an SQLite side file's suffix, or a journal's.
+    private static func isPartialTail(_ tail: Substring) -> Bool {
+        if ([""] + sideSuffixes).contains(String(tail)) { return true }
+        // `record -o existing.trace` records into `existing.trace.partial-PID.append` (and its own partial) first.
+        if tail.hasPrefix(".append") { return true }
+        guard tail.hasPrefix(EventJournal.suffix) else { return false }
+        let id = tail.dropFirst(EventJournal.suffix.count)
+        return !id.isEmpty && id.allSatisfy { $0.isASCII && $0.isNumber }
     }
 
     /// `path` with symbolic links followed to the name they end at, which may not exist yet (a

@@ -3,11 +3,12 @@ public import Foundation
 /// Finishes a trace whose recorder was killed: what `tracectl finish` does.
 ///
 /// A killed recording leaves a valid file in WAL mode holding every committed
-/// event, but with no secondary indexes and sessions that never ended. Finishing
-/// it, in one transaction, marks each such session crashed (`sessions.crashed_at`,
+/// event, but with no secondary indexes and sessions that never ended, and a journal
+/// per session holding the events it had not yet committed. Finishing it writes those
+/// events, then, in one transaction, marks each such session crashed (`sessions.crashed_at`,
 /// and `last_seq` set to its last committed event), builds the indexes, then folds
-/// the WAL back into one self-contained file. No event is added, changed or removed;
-/// no `sessionEnded` is invented.
+/// the WAL back into one self-contained file. No event is changed or removed, none is
+/// added but the journaled ones; no `sessionEnded` is invented.
 ///
 /// Run it only once the recorder is gone: a trace still being recorded would be
 /// marked crashed while it is not.
@@ -29,6 +30,9 @@ public enum TraceFinisher {
         public var finished: [Session]
         /// The schema version the file had, when finishing upgraded it to the current one.
         public var upgradedFrom: Int?
+        /// Events written from the sessions' journals: journaled before their handlers ran, never
+        /// committed by the recorder before it died.
+        public var recovered = 0
     }
 
     /// Finishes the trace at `path`.
@@ -55,6 +59,32 @@ public enum TraceFinisher {
                                   "\(path): a schema-\(version) trace cannot be finished (schema 2 or later can); its events read as they are")
         }
         var outcome = Outcome(finished: [], upgradedFrom: nil)
+        // The sessions' journals, each locked as its recorder locks it: one still held means that
+        // recorder is alive, and its session is not crashed. Opened before anything is changed.
+        var journals: [JournalRecovery.File] = []
+        for candidate in try JournalRecovery.candidates(db) {
+            let journal = EventJournal.path(trace: path, session: candidate.id)
+            guard access(journal, F_OK) == 0 else { continue }
+            do throws(JournalRecovery.Refusal) {
+                journals.append(try JournalRecovery.open(journal, session: candidate.id, startedAt: candidate.startedAt,
+                                                         exclusive: true))
+            } catch .live {
+                throw TraceStoreError(.sqlite(.busy), "\(path): session \(candidate.id) is still being recorded (its journal \(journal) is locked by a running process); finish it once that process is gone")
+            } catch {
+                // Not this session's journal (the file was replaced since): nothing to recover, and left as it is.
+                continue
+            }
+            if candidate.ended { journals[journals.count - 1].events = [] }
+        }
+        // What the journals hold beyond the file: the events whose handlers ran, or were about to,
+        // when the recorder died. Written first, in their own transaction, so that the session's
+        // last seq below counts them.
+        for journal in journals where !journal.events.isEmpty {
+            let missing = try JournalRecovery.missingEvents(journal, db: db)
+            // One transaction (the writer's).
+            try JournalRecovery.write(missing, session: journal.session, into: db)
+            outcome.recovered += missing.count
+        }
         // Building an index sorts every event: with SQLite's default 2 MB page cache the sort
         // merges many small runs through temporary files. 64 MB, a bound whatever the trace's
         // length, takes a quarter off finishing a million events (BENCHMARKS.md, "finish").
@@ -78,6 +108,8 @@ public enum TraceFinisher {
             }
             try db.execute(TraceSchema.indexes)
         }
+        // Everything the journals held is in the file now.
+        for journal in journals { journal.remove() }
         // As at a clean close: one self-contained file, unless a reader holds it open.
         do {
             try db.execute("PRAGMA wal_checkpoint(TRUNCATE); PRAGMA journal_mode=DELETE;")

@@ -11,6 +11,7 @@ public import NotifyBus
 /// ```swift
 /// let recorder = try TraceRecorder(path: "session.trace", session: SessionInfo(name: "login"))
 /// let bus = Bus(sink: recorder)
+/// let other = Bus(sink: recorder)   // one log: the recorder's session numbers both
 /// // ... run the app model ...
 /// try recorder.close()
 /// ```
@@ -28,6 +29,8 @@ public final class TraceRecorder: TraceSink, Sendable {
     public let path: String
     /// The session's id in the file's `sessions` table.
     public let sessionID: Int64
+    /// Numbers the events of every bus and center recording here, in one sequence.
+    public let recordingSession = RecordingSession()
     private let queue: EventQueue
     private let writer: WriterHandle
     /// How ``close()`` ended, once it ran: a second call reports the same.
@@ -54,7 +57,8 @@ public final class TraceRecorder: TraceSink, Sendable {
         let db = try Database(path: path, mode: .create)
         let writer: TraceWriter
         do {
-            writer = try TraceWriter(db: db, info: session, buildsIndexes: buildsIndexes)
+            writer = try TraceWriter(db: db, info: session, buildsIndexes: buildsIndexes,
+                                     journalEvents: buildsIndexes ? bufferCapacity : nil)
         } catch {
             if case .sqlite(let code) = error.kind, code == .notADatabase || code == .corrupt {
                 throw TraceStoreError(.notATrace, "\(path): not an SQLite database, or damaged (\(error.message))")
@@ -62,7 +66,7 @@ public final class TraceRecorder: TraceSink, Sendable {
             throw error
         }
         self.sessionID = writer.session
-        self.queue = EventQueue(capacity: bufferCapacity)
+        self.queue = EventQueue(capacity: bufferCapacity, journal: writer.journal)
         self.writer = WriterHandle(writer)
         let queue = self.queue, handle = self.writer
         let thread = Thread {

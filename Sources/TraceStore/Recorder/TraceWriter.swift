@@ -57,7 +57,15 @@ final class TraceWriter {
     /// than its last event, on the same clock.
     private var lastTime: UInt64 = 0
 
-    init(db: Database, info: SessionInfo, buildsIndexes: Bool = true) throws(TraceStoreError) {
+    /// The session's crash-durable journal, which the event queue writes on the posting thread;
+    /// `nil` for a trace that needs none (a replay's own, read once and removed).
+    let journal: EventJournal?
+
+    /// Starts a new session in `db`.
+    ///
+    /// - Parameter journalEvents: The events the recorder holds in memory at most, which sizes the
+    ///   journal; `nil` for no journal.
+    init(db: Database, info: SessionInfo, buildsIndexes: Bool = true, journalEvents: Int? = 65_536) throws(TraceStoreError) {
         self.db = db
         self.buildsIndexes = buildsIndexes
         // Refuse a file that is not a trace before changing anything in it: journal_mode=WAL rewrites
@@ -68,23 +76,50 @@ final class TraceWriter {
             INSERT INTO sessions(name, app, started_at, tool_version, scenario, selector_semantics)
             VALUES (?1, ?2, ?3, ?4, ?5, ?6)
             """)
-        try create.bind([.text(info.name), .text(info.app), .text(info.startedAt.traceTimestamp),
+        let startedAt = info.startedAt.traceTimestamp
+        try create.bind([.text(info.name), .text(info.app), .text(startedAt),
                          .text(TraceSchema.toolVersion), info.scenario.map(SQLValue.text) ?? .null,
                          .text(info.selectorSemantics.rawValue)])
         try create.run()
-        session = sqlite3_last_insert_rowid(db.handle)
-        insert = try db.prepare("""
-            INSERT INTO events(session, seq, time_ns, kind, message, owner, observer, post, parent, sender,
-                               detail, note, callsite, payload, handler)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
-            """)
-        insertString = try db.prepare("INSERT OR IGNORE INTO strings(value) VALUES (?1)")
-        selectString = try db.prepare("SELECT id FROM strings WHERE value = ?1")
-        insertPayload = try db.prepare("INSERT INTO payloads(json) VALUES (?1)")
+        let session = sqlite3_last_insert_rowid(db.handle)
+        self.session = session
+        try info.metadata.write(session: session, to: db)
+        // Once the session's row is committed: a journal always names a session the trace holds.
+        journal = try journalEvents.map { (events) throws(TraceStoreError) in
+            try EventJournal(trace: db.path, session: session, startedAt: startedAt, events: events)
+        }
+        (insert, insertString, selectString, insertPayload) = try Self.statements(db)
         encoder = PayloadCoding.encoder()
         try transaction { () throws(TraceStoreError) in
             try row(seq: 0, time: 0, kind: .sessionStarted, note: try string(info.name))
         }
+    }
+
+    /// Writes more events into `session`, which `db` already holds: the events a dead
+    /// recorder's journal kept (``JournalRecovery``). No journal, no index.
+    init(db: Database, resuming session: Int64) throws(TraceStoreError) {
+        self.db = db
+        self.session = session
+        buildsIndexes = false
+        journal = nil
+        (insert, insertString, selectString, insertPayload) = try Self.statements(db)
+        encoder = PayloadCoding.encoder()
+        // The writer sets the start's time from the first batch; a recorder that died before
+        // its first batch was committed left it to the recovery.
+        startTimeIsPending = try db.scalar("SELECT count(*) FROM events WHERE session = ?1 AND seq > 0", .integer(session)) == 0
+        lastTime = UInt64(clamping: try db.scalar("SELECT max(time_ns) FROM events WHERE session = ?1", .integer(session)) ?? 0)
+    }
+
+    private static func statements(_ db: Database) throws(TraceStoreError)
+        -> (insert: Statement, insertString: Statement, selectString: Statement, insertPayload: Statement) {
+        (try db.prepare("""
+            INSERT INTO events(session, seq, time_ns, kind, message, owner, observer, post, parent, sender,
+                               detail, note, callsite, payload, handler)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
+            """),
+         try db.prepare("INSERT OR IGNORE INTO strings(value) VALUES (?1)"),
+         try db.prepare("SELECT id FROM strings WHERE value = ?1"),
+         try db.prepare("INSERT INTO payloads(json) VALUES (?1)"))
     }
 
     /// Writes one batch in one transaction.
@@ -135,6 +170,8 @@ final class TraceWriter {
             try end.run()
             if buildsIndexes { try db.execute(TraceSchema.indexes) }
         }
+        // Every event is in the file and the session has ended: the journal has nothing more to give.
+        journal?.remove()
         // A single file is nicer to hand around, but a reader holding the file
         // open keeps it in WAL mode, which is just as valid: best effort.
         do {

@@ -81,7 +81,7 @@ public enum TraceReplayer {
     ///
     /// Both sides are read as streams, in step: memory does not grow with the trace.
     package static func capture(trace: String, output: String?, name: String, scenario: String?, expected: TraceReader, session: Int64,
-                                ignoringLifecycle: Bool = false, _ body: (Bus, ManualClock) throws -> (failure: String?, system: Any)) throws -> ReplayReport {
+                                ignoringLifecycle: Bool = false, selectorSemantics: SelectorSemantics = .modern, _ body: (Bus, ManualClock) throws -> (failure: String?, system: Any)) throws -> ReplayReport {
         // The output is replaced: it must not be the recording the replay compares against.
         if let output, TraceFiles.isSameFile(output, trace) {
             throw TraceStoreError(.invalidArgument, "\(output) is the trace being replayed; give another --output")
@@ -93,11 +93,12 @@ public enum TraceReplayer {
         TraceFiles.remove(at: path)
         defer { if output == nil { TraceFiles.remove(at: path) } }
         // A temporary trace is read once, in order, and removed: its indexes would be a sort for nothing.
-        let recorder = try TraceRecorder(path: path, session: SessionInfo(name: name, app: "replay", scenario: scenario),
+        let recorder = try TraceRecorder(path: path, session: SessionInfo(name: name, app: "replay", scenario: scenario,
+                                                                             selectorSemantics: selectorSemantics),
                                          buildsIndexes: output != nil)
         let clock = ManualClock()
         let outcome: (failure: String?, system: Any)
-        let bus = Bus(sink: recorder, clock: clock.traceClock)
+        let bus = Bus(sink: recorder, clock: clock.traceClock, selectorSemantics: selectorSemantics)
         do {
             outcome = try body(bus, clock)
         } catch {

@@ -32,10 +32,10 @@ package final class Database {
             name = Self.uri(path) + "?mode=ro"
         case .create:
             flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
-            name = path
+            name = Self.literal(path)
         case .readWrite:
             flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX
-            name = path
+            name = Self.literal(path)
         }
         let code = sqlite3_open_v2(name, &db, flags, nil)
         guard code == SQLITE_OK, let db else {
@@ -134,6 +134,13 @@ package final class Database {
 
     /// Whether the connection refuses writes.
     package var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
+
+    /// `path` as a file name SQLite cannot take for a URI. Builds of SQLite with URI file names
+    /// enabled globally (`SQLITE_USE_URI`, as Debian's) read a name starting `file:` as a URI even
+    /// without `SQLITE_OPEN_URI`; `./file:x.trace` names the same file and is no URI.
+    static func literal(_ path: String) -> String {
+        path.hasPrefix("file:") ? "./" + path : path
+    }
 
     /// `path` as an SQLite URI: every byte but unreserved ASCII and `/` percent-encoded, so that any
     /// file name works (`café`, spaces, `%`, `?`, `#`); SQLite decodes the escapes back to the same bytes.

@@ -15,7 +15,10 @@ package enum TraceSchema {
     /// Version 5 (issue 13) changed only the `deliveries` view: each observer's message name and owner
     /// label are joined once, when its adds are materialised, not once per delivery (9.7× → 5.9× the
     /// plain scan at 1M events, BENCHMARKS.md).
-    package static let version = 5
+    /// Version 6 (issue 25) added the `session_meta` table: each session's UUID, build, OS, device,
+    /// test and free `key=value` facts (``SessionMetadata``). Older files read with a derived UUID;
+    /// a version 4 or 5 file being recorded into gains the table.
+    package static let version = 6
     /// The oldest schema version this build still reads. Version 1 traces have no
     /// observer kinds: their observers read as typed tokens.
     package static let oldestReadable = 1
@@ -38,6 +41,12 @@ package enum TraceSchema {
             selector_semantics TEXT,
             crashed_at TEXT
         );
+        CREATE TABLE IF NOT EXISTS session_meta(
+            session INTEGER NOT NULL,
+            key TEXT NOT NULL,
+            value TEXT NOT NULL,
+            PRIMARY KEY(session, key)
+        ) WITHOUT ROWID;
         CREATE TABLE IF NOT EXISTS strings(id INTEGER PRIMARY KEY, value TEXT NOT NULL UNIQUE);
         CREATE TABLE IF NOT EXISTS payloads(id INTEGER PRIMARY KEY, json TEXT NOT NULL);
         CREATE TABLE IF NOT EXISTS event_kinds(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
@@ -58,6 +67,16 @@ package enum TraceSchema {
             payload INTEGER,
             handler INTEGER,
             PRIMARY KEY(session, seq)
+        ) WITHOUT ROWID;
+        """
+
+    /// Version 6's table, alone: what ``upgrade(_:from:)`` adds to an older file.
+    static let sessionMetaTable = """
+        CREATE TABLE IF NOT EXISTS session_meta(
+            session INTEGER NOT NULL,
+            key TEXT NOT NULL,
+            value TEXT NOT NULL,
+            PRIMARY KEY(session, key)
         ) WITHOUT ROWID;
         """
 
@@ -161,14 +180,15 @@ package enum TraceSchema {
         CREATE INDEX IF NOT EXISTS events_by_owner ON events(session, owner, seq) WHERE owner IS NOT NULL;
         """
 
-    /// The first version from which each later one changed only the views' SQL: a file of such a
-    /// version is brought up to ``version`` by ``upgrade(_:from:)`` when a session is recorded into it.
+    /// The first version from which each later one changed only the views' SQL or added a table: a file
+    /// of such a version is brought up to ``version`` by ``upgrade(_:from:)`` when a session is recorded into it.
     package static let viewsOnlySince = 4
 
     /// Brings a trace of an older `version` (2 or later) to ``version``, inside the caller's
-    /// transaction: version 3's `crashed_at` column, then this version's views and `meta`.
+    /// transaction: version 3's `crashed_at` column, version 6's `session_meta`, then this version's views and `meta`.
     package static func upgrade(_ db: Database, from version: Int) throws(TraceStoreError) {
         if version < 3 { try db.execute("ALTER TABLE sessions ADD COLUMN crashed_at TEXT;") }
+        if version < 6 { try db.execute(sessionMetaTable) }
         try db.execute(dropViews + views)
         try db.execute("UPDATE meta SET value = '\(self.version)' WHERE key = 'schema_version';")
     }

@@ -6,11 +6,14 @@ extension TraceCtl {
         static let configuration = CommandConfiguration(
             abstract: "Finish a trace whose recorder was killed: mark its open sessions crashed, build its indexes.",
             discussion: """
-                A killed `record` leaves every committed event in a WAL-mode file with no indexes. This keeps every \
-                event, sets `sessions.crashed_at` on each session that never ended, builds the indexes and makes the \
-                file self-contained again. A finished trace is left as it is. Run it only once the recorder is gone.
+                A killed or crashed recorder leaves its committed events in a WAL-mode file with no indexes, and the \
+                events it had not committed yet in its journal beside it (TRACE-eventlog-SESSION, docs/TRACE_JOURNAL.md). \
+                This writes the journal's events into the file, sets `sessions.crashed_at` on each session that never \
+                ended, builds the indexes and makes the file self-contained again. A finished trace is left as it is. \
+                A session whose recorder is still running is refused (75).
 
-                Exit codes: 0 finished (or nothing to finish); 65 not a trace (or a schema-1 trace); 66 missing file.
+                Exit codes: 0 finished (or nothing to finish); 65 not a trace (or a schema-1 trace); 66 missing file; \
+                75 a recorder is still recording into the trace.
 
                 EXAMPLES:
                   tracectl finish killed.trace && tracectl verify killed.trace
@@ -24,7 +27,7 @@ extension TraceCtl {
             // is not a trace): finishing opens the file for writing, where SQLite would report them as
             // its own errors or take an empty file for a new database. Also which sessions an earlier
             // `finish` marked crashed, to say so when there is nothing left to finish.
-            let sessions = try reportingErrors { try TraceReader(path: options.trace).sessions() }
+            let sessions = try reportingErrors { try TraceReader(path: options.trace, recoveringJournals: false).sessions() }
             let alreadyCrashed = sessions.filter { $0.crashedAt != nil }.map(\.id)
             let outcome = try reportingErrors { try TraceFinisher.finish(path: options.trace) }
             let out = Output()
@@ -38,10 +41,14 @@ extension TraceCtl {
                     })),
                     ("alreadyCrashed", .array(alreadyCrashed.map { .int($0) })),
                     ("upgradedFrom", outcome.upgradedFrom.map { .int(Int64($0)) } ?? .null),
+                    ("recoveredFromJournal", .int(Int64(outcome.recovered))),
                 ]).rendered)
             case .text:
                 if let version = outcome.upgradedFrom {
                     out.line("upgraded the trace from schema \(version) to \(TraceSchema.version)")
+                }
+                if outcome.recovered > 0 {
+                    out.line("wrote \(outcome.recovered) event(s) from the recorder's journal: journaled before their handlers ran, never committed")
                 }
                 if outcome.finished.isEmpty {
                     out.line(nothingToFinish(alreadyCrashed: alreadyCrashed, sessionCount: sessions.count))

@@ -36,6 +36,40 @@ private let rulesBySeverity = LeakSeverity.allCases.reversed().map { severity in
     "\(severity.rawValue) for " + LeakRule.allCases.filter { $0.severity == severity }.map(\.rawValue).joined(separator: ", ")
 }.joined(separator: "; ")
 
+extension Exit {
+    /// 3: the session crashed or was cut short; the report covers only what was recorded
+    /// (`leaks`, `verify` on such a session).
+    static let cutShort = ExitCode(3)
+}
+
+extension SessionEnd {
+    /// The `recording` object of JSON reports.
+    var json: JSON {
+        .object([
+            ("ended", .bool(!isCutShort)),
+            ("state", .string(state.rawValue)),
+            ("crashedAt", .from(crashedAt)),
+            ("lastSeq", .from(lastEvent?.seq)),
+            ("lastEvent", .from(lastEvent.map(\.briefDescription))),
+            ("recoveredFromJournal", .int(Int64(recoveredEvents))),
+            ("summary", .string(summary)),
+        ])
+    }
+}
+
+extension LeakReport {
+    /// The JSON report with how the session ended (`recording`) and, in `summary`, whether the report is complete.
+    func json(end: SessionEnd) -> JSON {
+        guard case .object(var fields) = json else { return json }
+        if let index = fields.firstIndex(where: { $0.0 == "summary" }), case .object(var summary) = fields[index].1 {
+            summary.append(("complete", .bool(!end.isCutShort)))
+            fields[index].1 = .object(summary)
+        }
+        fields.append(("recording", end.json))
+        return .object(fields)
+    }
+}
+
 extension TraceCtl {
     struct Leaks: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -48,8 +82,12 @@ extension TraceCtl {
 
                 --format sarif writes SARIF 2.1.0 for code review (GitHub code scanning and other SARIF viewers).
 
+                A session that did not end (its recorder crashed, was killed or is still recording) is reported as \
+                such, with where its record stops (in text, JSON's "recording" and SARIF's invocation), and exits 3.
+
                 Exit codes: 0 when no finding at or above --min-severity is outside the baseline, 1 when any is \
-                (with --write-baseline, 0 once the baseline is written, whatever was found); \
+                (with --write-baseline, 0 once the baseline is written, whatever was found); 3 when the session \
+                crashed or was cut short, whatever was found (the report covers only what was recorded); \
                 65 for a file that is not a trace; 66 for a missing file; 69 for a session the trace does not \
                 hold; 73 for a baseline that cannot be written (the full table: tracectl --help).
 
@@ -88,14 +126,22 @@ extension TraceCtl {
         @Option(name: .customLong("rule"), help: "Only this rule (repeatable).")
         var rules: [RuleArgument] = []
 
+        @Option(help: OffscreenMessagesArgument.help)
+        var offscreenMessages: OffscreenMessagesArgument?
+
+        @OptionGroup var sourceRoot: SourceRootOptions
+
         func run() throws {
             if let writeBaseline { try checkOutputPath(writeBaseline, inputs: [trace]) }
+            let root = try sourceRoot.root(trace: trace)
             let reader = try openTrace(trace)
             let accepted = try loadBaseline()
-            let (session, findings) = try reportingErrors {
+            let (session, findings, end) = try reportingErrors {
                 let session = try reader.session(self.session)
                 let selected = rules.isEmpty ? Set(LeakRule.allCases) : Set(rules.map(\.rule))
-                return (session, try LeakAnalyzer.analyze(reader, session: session.id, rules: selected))
+                return (session, try LeakAnalyzer.analyze(reader, session: session.id, rules: selected,
+                                                          offscreenMessages: offscreenMessages?.messages ?? LeakAnalyzer.defaultOffscreenMessages),
+                        try reader.end(of: session))
             }
             let report = LeakReport(trace: trace, session: session, findings: findings, baseline: accepted,
                                     minSeverity: minSeverity.severity)
@@ -109,11 +155,19 @@ extension TraceCtl {
             }
             let out = Output()
             switch format {
-            case .json: report.json.render(to: out); out.endLine()
-            case .sarif: report.sarif.render(to: out); out.endLine()
-            case .text: report.printText(to: out, style: .current)
+            case .json: report.json(end: end).render(to: out); out.endLine()
+            case .sarif: report.sarif(under: root, end: end).render(to: out); out.endLine()
+            case .text:
+                let style = Style.current
+                let cutShort = "session \(session.id) '\(session.name)' " + end.summary
+                    + ": the report covers only what was recorded, not the session's end"
+                if end.isCutShort { out.line(style.yellow(cutShort)); out.line() }
+                report.printText(to: out, style: style)
+                if end.isCutShort { out.line(style.bold("report incomplete: \(end.state == .crashed ? "crashed" : "cut short") session, exit 3")) }
             }
             out.flush()
+            // A crashed or cut-short session is never reported as clean, findings or none.
+            if end.isCutShort { throw Exit.cutShort }
             if writeBaseline == nil && report.newCount > 0 { throw Exit.findings }
         }
 

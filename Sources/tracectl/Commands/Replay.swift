@@ -45,7 +45,7 @@ extension TraceCtl {
             let session = try reportingErrors { try reader.session(options.session) }
             var data: Data?
             if let scenario {
-                data = try readInput(scenario)
+                data = try readScenario(scenario)
             }
             if data == nil && session.scenario == nil {
                 diagnose("\(options.trace): session \(session.id) was not recorded from a scenario; give one with --scenario, "

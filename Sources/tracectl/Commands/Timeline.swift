@@ -9,7 +9,8 @@ extension TraceCtl {
             discussion: """
                 A lane per owner (screens, with the objects attached to them nested beneath), each screen's \
                 visible and in-hierarchy intervals, each observer's registered interval (red once its owner is \
-                gone), posts and deliveries as marks, and the leak findings where the analysis saw them: hover \
+                gone) on a row labelled with its message and kind, the steps (push, pop, present, keyboard…) on \
+                the axis, posts and deliveries as marks, and the leak findings where the analysis saw them: hover \
                 a mark for its text, click to keep it. The page fetches nothing: open it from disk, attach it \
                 to a bug report. Zoomed out, marks closer than a pixel are drawn once, darker for more.
 
@@ -43,10 +44,14 @@ extension TraceCtl {
                 try TraceStore.Timeline.build(reader, session: try reader.session(session).id, window: window.window)
             }
             if let note = timeline.emptyWindowNote { diagnose("note: " + note) }
+            let steps = try reportingErrors {
+                try TimelineStep.read(reader, session: timeline.session.id, window: window.window,
+                                      labels: Dictionary(timeline.lanes.map { ($0.owner, $0.label) }, uniquingKeysWith: { a, _ in a }))
+            }
             let report = LeakReport(trace: trace, session: timeline.session, findings: [], baseline: [])
             try writeOutputFile(path, what: "the timeline", inputs: [trace]) { out in
                 TimelinePage.write(title: timeline.title, to: out) { data in
-                    TimelineData(timeline: timeline, trace: trace, describe: report.describe).render(to: data)
+                    TimelineData(timeline: timeline, trace: trace, describe: report.describe, steps: steps).render(to: data)
                 }
             }
             let findings = timeline.groups.reduce(0) { $0 + $1.findings.count }

@@ -12,7 +12,11 @@ extension LeakReport {
     /// sites become the scenario file as `tracectl record` was given it, the line that declares the observer
     /// (found in the scenario text the session recorded) and the observer's JSON path as a logical location.
     /// `run.originalUriBaseIds` says what `%SRCROOT%` is, and that `#fileID` names a module, not a folder.
-    var sarif: JSON {
+    var sarif: JSON { sarif(end: nil) }
+
+    /// The SARIF log with how the session ended: a crashed or cut-short session makes the run's
+    /// invocation unsuccessful, with a notification saying where the record stops.
+    func sarif(end: SessionEnd?) -> JSON {
         let rules = LeakRule.allCases
         let index = Dictionary(uniqueKeysWithValues: rules.enumerated().map { ($1, $0) })
         let groupOf = Dictionary(groups.flatMap { group in group.findings.map { ($0, group.id) } },
@@ -22,7 +26,7 @@ extension LeakReport {
             var fields: [(String, JSON)] = [
                 ("ruleId", .string(finding.rule.rawValue)),
                 ("ruleIndex", .int(Int64(index[finding.rule] ?? 0))),
-                ("level", .string(finding.rule.severity.rawValue)),
+                ("level", .string(finding.severity.rawValue)),
                 ("message", .object([("text", .string(sarifMessage(finding)))])),
                 ("locations", .array(sarifLocations(finding.callSite, lines: lines))),
                 ("partialFingerprints", .object([("notifybusFingerprint/v1", .string(finding.fingerprint))])),
@@ -61,11 +65,32 @@ extension LeakReport {
                     ("description", .object([("text", .string(Self.sourceRootDescription))])),
                 ]))])),
                 ("results", .array(results)),
+                ("invocations", .array([invocation(end: end)])),
                 ("properties", .object([
                     ("trace", .string(trace)), ("session", .int(session.id)), ("scenario", .string(session.name)),
+                    ("recording", .string((end?.state ?? (session.endedCleanly ? .ended : session.crashedAt != nil ? .crashed : .unfinished)).rawValue)),
+                    ("lastSeq", .from(end?.lastEvent?.seq)),
                 ])),
             ])])),
         ])
+    }
+
+    /// The run's invocation: successful only when the session ended, so that a viewer does not take
+    /// the findings of a crashed or cut-short session for a complete analysis.
+    private func invocation(end: SessionEnd?) -> JSON {
+        let cutShort = end?.isCutShort ?? !session.endedCleanly
+        var fields: [(String, JSON)] = [("executionSuccessful", .bool(!cutShort))]
+        if cutShort {
+            let text = "session \(session.id) '\(session.name)' "
+                + (end?.summary ?? "did not end: its recorder was killed, crashed or is still recording")
+                + "; the results cover only what was recorded"
+            fields.append(("toolExecutionNotifications", .array([.object([
+                ("level", .string("error")),
+                ("message", .object([("text", .string(text))])),
+                ("descriptor", .object([("id", .string("session-cut-short"))])),
+            ])])))
+        }
+        return .object(fields)
     }
 
     /// The base of every location's relative URI.

@@ -1,5 +1,22 @@
+import ArgumentParser
 import NotifyBus
 import TraceStore
+
+/// `leaks --offscreen-messages`: the message set of `delivery-while-offscreen`, read by
+/// ``TraceStore/LeakAnalyzer/offscreenMessages(_:)``; a list it refuses is a usage error (64).
+struct OffscreenMessagesArgument: ExpressibleByArgument {
+    let messages: Set<String>
+    init?(argument: String) {
+        guard let messages = try? LeakAnalyzer.offscreenMessages(argument) else { return nil }
+        self.messages = messages
+    }
+
+    static let help = ArgumentHelp(
+        "The messages whose delivery to a covered screen is delivery-while-offscreen: names and groups "
+            + "(keyboard, orientation, activity, default) replace the default set; +NAME and -NAME change it "
+            + "(-activity narrows it, +UIContentSizeCategoryDidChangeNotification widens it).",
+        valueName: "list")
+}
 
 /// The leak report, as text for people, JSON for scripts and SARIF for code review.
 struct LeakReport {
@@ -19,7 +36,7 @@ struct LeakReport {
          minSeverity: LeakSeverity = .note) {
         self.trace = trace
         self.session = session
-        self.findings = findings.filter { $0.rule.severity >= minSeverity }
+        self.findings = findings.filter { $0.severity >= minSeverity }
         self.baseline = baseline
         self.minSeverity = minSeverity
         hidden = findings.count - self.findings.count
@@ -36,9 +53,18 @@ struct LeakReport {
 
     private var sessionArgument: String { session.id == 1 ? "" : " --session \(session.id)" }
 
+    /// The selector semantics the rules judged the session by: what it recorded, modern when it
+    /// recorded none (version-1 traces), as ``LeakAnalyzer/analyze(_:session:rules:)`` assumes.
+    var selectorSemantics: SelectorSemantics { session.selectorSemantics ?? .modern }
+
+    /// Said in the text only when it is not the default: a legacy session's selector findings are crashes.
+    private var semanticsText: String {
+        selectorSemantics == .legacy ? " [legacy selector semantics: before iOS 9, a post to a deallocated target crashes]" : ""
+    }
+
     var summaryLine: String {
         let hiddenText = hidden == 0 ? "" : " (\(hidden) below \(minSeverity.rawValue) not shown)"
-        if findings.isEmpty { return "no leaks in session \(session.id) ('\(session.name)')" + hiddenText }
+        if findings.isEmpty { return "no leaks in session \(session.id) ('\(session.name)')" + hiddenText + semanticsText }
         var severities: [String] = []
         for severity in LeakSeverity.allCases.reversed() {
             let n = groups.filter { $0.severity == severity }.count
@@ -52,7 +78,7 @@ struct LeakReport {
         var line = "\(counted(groups.count, "bug")) (\(severities.joined(separator: ", "))), "
             + "\(counted(findings.count, "finding")): \(rules.joined(separator: ", "))"
         if !baseline.isEmpty { line += " (\(newCount) new, \(findings.count - newCount) baselined)" }
-        return line + hiddenText
+        return line + hiddenText + semanticsText
     }
 
     func printText(to out: Output, style: Style) {
@@ -65,7 +91,7 @@ struct LeakReport {
             for finding in group.findings.prefix(Self.listedPerGroup) {
                 // Where the owner lives when it is attached to a host, as JSON's ownerLocation: "KeyboardHelper in Editor".
                 let owner = (finding.ownerLocation ?? finding.owner).map { "owner \($0)" } ?? "no owner"
-                out.line("  " + paint(finding.rule.severity, style) + "  " + finding.rule.rawValue.padded(ruleWidth)
+                out.line("  " + paint(finding.severity, style) + "  " + finding.rule.rawValue.padded(ruleWidth)
                          + "  \(finding.message ?? "every message")  \(owner)  " + style.dim("[\(finding.fingerprint)]"))
                 out.line("           " + describe(finding))
             }
@@ -139,7 +165,7 @@ struct LeakReport {
         }
         var bySeverity: [(String, JSON)] = []
         for severity in LeakSeverity.allCases.reversed() {
-            bySeverity.append((severity.rawValue, .int(Int64(findings.filter { $0.rule.severity == severity }.count))))
+            bySeverity.append((severity.rawValue, .int(Int64(findings.filter { $0.severity == severity }.count))))
         }
         let groupOf = Dictionary(groups.flatMap { group in group.findings.map { ($0, group.id) } },
                                  uniquingKeysWith: { first, _ in first })
@@ -147,7 +173,7 @@ struct LeakReport {
             ("leaks", .array(findings.map { finding in
                 .object([
                     ("rule", .string(finding.rule.rawValue)),
-                    ("severity", .string(finding.rule.severity.rawValue)),
+                    ("severity", .string(finding.severity.rawValue)),
                     ("fingerprint", .string(finding.fingerprint)),
                     ("group", .from(groupOf[finding])),
                     ("message", .from(finding.message)),
@@ -189,6 +215,7 @@ struct LeakReport {
                 ("trace", .string(trace)),
                 ("session", .int(session.id)),
                 ("scenario", .string(session.name)),
+                ("selectorSemantics", .string(selectorSemantics.rawValue)),
                 ("bugs", .int(Int64(groups.count))),
                 ("total", .int(Int64(findings.count))),
                 ("new", .int(Int64(newCount))),

@@ -50,6 +50,8 @@ struct TimelineData {
     let timeline: Timeline
     let trace: String
     let describe: (LeakFinding) -> String
+    /// The steps marked on the axis (``TimelineStep``).
+    var steps: [TimelineStep] = []
 
     /// Outcome codes in the `deliveries` array.
     static func outcomeCode(_ outcome: DeliveryOutcome) -> Int {
@@ -203,7 +205,10 @@ struct TimelineData {
             out += JSON.object([("title", .string(rule.title)), ("help", .string(rule.help)),
                          ("severity", .string(rule.severity.rawValue))]).rendered
         }
-        out += "},\"messages\":"
+        // [seq, label] per step, in order.
+        out += "},\"steps\":"
+        out += JSON.array(steps.map { .array([.from($0.seq), .string($0.label)]) }).rendered
+        out += ",\"messages\":"
         out += JSON.array(messages.map(JSON.string)).rendered
         out += ",\"strings\":"
         out += JSON.array(strings.map(JSON.string)).rendered

@@ -85,7 +85,7 @@ Drag to pan, Ctrl+wheel (or +/−) to zoom, wheel to scroll lanes.</div>
   const canvas = document.getElementById("canvas"), ctx = canvas.getContext("2d");
   const plot = document.getElementById("plot"), tip = document.getElementById("tip");
   const details = document.getElementById("details");
-  const GUTTER = 250, AXIS = 22, POSTS = 26, HEADER = 16, ROW = 11, PAD = 6;
+  const GUTTER = 250, AXIS = 22, STEPS = 18, POSTS = 26, HEADER = 16, ROW = 11, PAD = 6;
   const KIND = { token: "#5c8ee6", block: "#9c6ade", selector: "#26a69a" };
   const OUTCOME = ["#333333", "#f29900", "#d32f2f"], OUTCOME_NAME = ["delivered", "skipped", "trapped"];
   const SEV = { error: "#d32f2f", warning: "#f29900", note: "#1e88e5" };
@@ -114,7 +114,7 @@ Drag to pan, Ctrl+wheel (or +/−) to zoom, wheel to scroll lanes.</div>
     orphans.forEach(o => { o.lane = lanes.length - 1; });
   }
   let y = 0;
-  for (const lane of lanes) { lane.y = y; lane.h = HEADER + Math.max(lane.rows * ROW, lane.type && lane.type !== lane.label ? 12 : 0) + PAD; y += lane.h; }
+  for (const lane of lanes) { lane.y = y; lane.h = HEADER + lane.rows * ROW + PAD; y += lane.h; }
   const totalHeight = y;
 
   // Observers per lane, and deliveries per observer, sorted by seq (the log's order).
@@ -123,6 +123,8 @@ Drag to pan, Ctrl+wheel (or +/−) to zoom, wheel to scroll lanes.</div>
   const perObserver = D.observers.map(() => []);
   const dl = D.deliveries;
   for (let i = 0; i < dl.length; i += 4) perObserver[dl[i + 1]].push(i);
+  // Steps as [seq, label] pairs, in order.
+  const steps = (D.steps || []).map(s => ({ seq: s[0], label: s[1] }));
   const postSeqs = [];
   for (let i = 0; i < D.posts.length; i += 3) postSeqs.push(D.posts[i]);
   const findings = [];
@@ -130,7 +132,7 @@ Drag to pan, Ctrl+wheel (or +/−) to zoom, wheel to scroll lanes.</div>
 
   const start = D.start, end = Math.max(D.end, start + 1);
   let v0 = start, v1 = end, scrollY = 0, width = 0, height = 0, hits = [], selected = null;
-  const drawn = { lanes: [], findings: 0, observers: 0, deliveries: 0, posts: 0, visible: 0, aggregated: false };
+  const drawn = { lanes: [], findings: 0, observers: 0, deliveries: 0, posts: 0, visible: 0, aggregated: false, steps: [], rowLabels: [] };
 
   function resize() {
     const r = plot.getBoundingClientRect(), dpr = window.devicePixelRatio || 1;
@@ -143,7 +145,7 @@ Drag to pan, Ctrl+wheel (or +/−) to zoom, wheel to scroll lanes.</div>
   const plotW = () => width - GUTTER - 8;
   const X = s => GUTTER + (s - v0) / (v1 - v0) * plotW();
   const S = x => v0 + (x - GUTTER) / plotW() * (v1 - v0);
-  const top = () => AXIS + POSTS;
+  const top = () => AXIS + STEPS + POSTS;
 
   // First index in a sorted array (of seqs, or of `key(i)`) with value >= s.
   function lower(n, key, s) { let lo = 0, hi = n; while (lo < hi) { const m = (lo + hi) >> 1; if (key(m) < s) lo = m + 1; else hi = m; } return lo; }
@@ -152,7 +154,7 @@ Drag to pan, Ctrl+wheel (or +/−) to zoom, wheel to scroll lanes.</div>
 
   function draw() {
     hits = [];
-    Object.assign(drawn, { lanes: [], findings: 0, observers: 0, deliveries: 0, posts: 0, visible: 0, aggregated: false });
+    Object.assign(drawn, { lanes: [], findings: 0, observers: 0, deliveries: 0, posts: 0, visible: 0, aggregated: false, steps: [], rowLabels: [] });
     ctx.clearRect(0, 0, width, height);
     ctx.font = "11px system-ui, sans-serif"; ctx.textBaseline = "middle";
     const px = (v1 - v0) / plotW();  // seqs per pixel
@@ -165,11 +167,13 @@ Drag to pan, Ctrl+wheel (or +/−) to zoom, wheel to scroll lanes.</div>
       drawn.lanes.push(lane.label);
       if (li % 2) { ctx.fillStyle = "#fafafc"; ctx.fillRect(0, ly, width, lane.h); }
       ctx.fillStyle = "#1d1d1f"; ctx.font = (lane.screen ? "600 " : "") + "11px system-ui, sans-serif";
-      const indent = 8 + lane.depth * 16;
-      ctx.fillText((lane.depth ? "↳ " : "") + lane.label, indent, ly + HEADER / 2 + 1, GUTTER - indent - 6);
-      if (lane.type && lane.type !== lane.label) {
+      const indent = 8 + lane.depth * 16, name = (lane.depth ? "↳ " : "") + lane.label;
+      ctx.fillText(name, indent, ly + HEADER / 2 + 1, GUTTER - indent - 6);
+      // The owner's type after its label, on the same line: the rows beneath are the observers'.
+      const nameW = Math.min(ctx.measureText(name).width, GUTTER - indent - 6);
+      if (lane.type && lane.type !== lane.label && indent + nameW + 30 < GUTTER - 6) {
         ctx.fillStyle = "#8e8e93"; ctx.font = "10px system-ui, sans-serif";
-        ctx.fillText(lane.type, indent + (lane.depth ? 10 : 0), ly + HEADER + 6, GUTTER - indent - 6);
+        ctx.fillText(lane.type, indent + nameW + 6, ly + HEADER / 2 + 1, GUTTER - indent - nameW - 12);
       }
       bars(lane.hierarchy, ly + 3, HEADER - 6, "#e0e0e0", lane, "in the hierarchy");
       bars(lane.visible, ly + 3, HEADER - 6, "#a5d6a7", lane, "visible", true);
@@ -179,16 +183,19 @@ Drag to pan, Ctrl+wheel (or +/−) to zoom, wheel to scroll lanes.</div>
         hit(gx - 3, ly, gx + 3, ly + lane.h, lane.label + (lane.released ? " released" : " left the hierarchy") + " at seq " + lane.gone);
       }
       const painted = new Array(lane.rows).fill(-Infinity), ticks = new Array(lane.rows).fill(-1);
-      for (const o of byLane[li]) drawObserver(o, lane, ly, px, painted, ticks);
+      const shown = new Array(lane.rows).fill(null), more = new Array(lane.rows).fill(0);
+      for (const o of byLane[li]) if (drawObserver(o, lane, ly, px, painted, ticks)) { if (shown[o.row]) more[o.row]++; else shown[o.row] = o; }
+      rowLabels(lane, ly, shown, more);
       ctx.strokeStyle = "#ececf0"; ctx.beginPath(); ctx.moveTo(0, ly + lane.h - 0.5); ctx.lineTo(width, ly + lane.h - 0.5); ctx.stroke();
     }
+    drawStepLines();
     drawFindings();
     ctx.restore();
-    drawAxis(); drawPosts(px);
+    drawAxis(); drawSteps(); drawPosts(px);
     ctx.fillStyle = "#e3e3e8"; ctx.fillRect(GUTTER - 4, 0, 1, height);
     document.getElementById("range").textContent = "seq " + Math.floor(v0) + "–" + Math.ceil(v1) + " of " + D.end;
     window.timeline = { ready: true, drawn: JSON.parse(JSON.stringify(drawn)), lanes: lanes.map(l => ({ label: l.label, depth: l.depth, screen: l.screen })),
-      findings: findings.length, listed, markers: hits.filter(h => h.finding).map(h => ({ x: (h.x0 + h.x1) / 2, y: (h.y0 + h.y1) / 2, rule: h.finding.rule })),
+      findings: findings.length, listed, steps: steps.length, markers: hits.filter(h => h.finding).map(h => ({ x: (h.x0 + h.x1) / 2, y: (h.y0 + h.y1) / 2, rule: h.finding.rule })),
       view: [v0, v1] };
   }
 
@@ -212,8 +219,26 @@ Drag to pan, Ctrl+wheel (or +/−) to zoom, wheel to scroll lanes.</div>
     }
   }
 
+  // Each row's label in the gutter: the message and kind of its first observer in view, and how many more.
+  function rowLabels(lane, ly, shown, more) {
+    const x = 8 + lane.depth * 16 + 12;
+    ctx.font = "9px system-ui, sans-serif";
+    for (let r = 0; r < shown.length; r++) {
+      const o = shown[r];
+      if (!o) continue;
+      const text = observerLabel(o) + (more[r] ? "  +" + more[r] : "");
+      const oy = ly + HEADER + r * ROW + ROW / 2;
+      if (oy < top() || oy > height) continue;
+      ctx.fillStyle = KIND[o.kind] || "#888";
+      ctx.fillText(text, x, oy, GUTTER - x - 8);
+      if (drawn.rowLabels.length < 200) drawn.rowLabels.push(lane.label + ": " + text);
+    }
+    ctx.font = "11px system-ui, sans-serif";
+  }
+  const observerLabel = o => msg(o.message) + " · " + o.kind + (o.capture ? " " + o.capture : "");
+
   function drawObserver(o, lane, ly, px, painted, ticks) {
-    if (o.end < v0 || o.start > v1) return;
+    if (o.end < v0 || o.start > v1) return false;
     drawn.observers++;
     const oy = ly + HEADER + o.row * ROW, x0 = Math.max(GUTTER, Math.floor(X(o.start))), x1 = Math.min(width, Math.max(Math.ceil(X(o.end)), x0 + 1));
     const outlived = lane.gone != null && o.end > lane.gone;
@@ -249,6 +274,7 @@ Drag to pan, Ctrl+wheel (or +/−) to zoom, wheel to scroll lanes.</div>
       }
     }
     flush();
+    return true;
   }
 
   function findingPoint(f) {
@@ -290,8 +316,40 @@ Drag to pan, Ctrl+wheel (or +/−) to zoom, wheel to scroll lanes.</div>
     ctx.fillStyle = "#e3e3e8"; ctx.fillRect(0, AXIS - 1, width, 1);
   }
 
+  // Steps on the axis: a tick and its label ("pop Login") where there is room for it, every one on hover.
+  function drawSteps() {
+    const y0 = AXIS;
+    ctx.fillStyle = "#fff"; ctx.fillRect(0, y0, width, STEPS);
+    ctx.fillStyle = "#1d1d1f"; ctx.font = "600 11px system-ui, sans-serif"; ctx.fillText("steps", 8, y0 + STEPS / 2);
+    ctx.font = "10px system-ui, sans-serif";
+    // Ticks first, then the labels that fit on a white ground, so a later tick does not strike through one.
+    const from = lower(steps.length, k => steps[k].seq, v0), labelled = [];
+    let free = GUTTER;
+    for (let i = from; i < steps.length && steps[i].seq <= v1; i++) {
+      const st = steps[i], x = X(st.seq);
+      ctx.fillStyle = "#3a3a3c"; ctx.fillRect(x, y0 + 2, 1.5, STEPS - 4);
+      const w = ctx.measureText(st.label).width;
+      if (x + 3 >= free) { labelled.push([st, x, w]); free = x + 4 + w + 6; }
+      hit(x - 3, y0, x + 4, y0 + STEPS, "step at seq " + st.seq + ": " + st.label);
+    }
+    for (const [st, x, w] of labelled) {
+      ctx.fillStyle = "#fff"; ctx.fillRect(x + 2, y0 + 2, w + 4, STEPS - 4);
+      ctx.fillStyle = "#3a3a3c"; ctx.fillText(st.label, x + 4, y0 + STEPS / 2);
+      drawn.steps.push(st.label);
+    }
+    ctx.fillStyle = "#e3e3e8"; ctx.fillRect(0, y0 + STEPS - 1, width, 1);
+  }
+
+  // A faint line through the lanes at each step in view, when they are few enough to read.
+  function drawStepLines() {
+    const from = lower(steps.length, k => steps[k].seq, v0), to = lower(steps.length, k => steps[k].seq, v1 + 1e-9);
+    if (to - from > 200) return;
+    ctx.fillStyle = "rgba(60,60,67,.14)";
+    for (let i = from; i < to; i++) ctx.fillRect(Math.round(X(steps[i].seq)), top(), 1, height - top());
+  }
+
   function drawPosts(px) {
-    const y0 = AXIS, h = POSTS - 4;
+    const y0 = AXIS + STEPS, h = POSTS - 4;
     ctx.fillStyle = "#fff"; ctx.fillRect(0, y0, width, POSTS);
     ctx.fillStyle = "#1d1d1f"; ctx.font = "600 11px system-ui, sans-serif"; ctx.fillText("posts", 8, y0 + POSTS / 2);
     let i = lower(postSeqs.length, k => postSeqs[k], v0), lastX = -1, count = 0, message = 0;

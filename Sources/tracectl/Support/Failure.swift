@@ -80,10 +80,11 @@ extension TraceCtl {
     /// ArgumentParser's catch-all 1. (`help` runs as a command whose errors are ArgumentParser's.)
     static func main() {
         var command: any ParsableCommand
+        let arguments = Array(CommandLine.arguments.dropFirst())
         do {
-            command = try parseAsRoot()
+            command = try parseAsRoot(arguments)
         } catch {
-            exit(withError: error)
+            exitSuggesting(error, arguments: arguments)
         }
         do {
             try command.run()
@@ -94,6 +95,24 @@ extension TraceCtl {
         if fflush(nil) != 0 {
             exitWritingFailed("cannot write standard output (\(String(cString: strerror(errno))))")
         }
+    }
+}
+
+extension TraceCtl {
+    /// Ends a command line that did not parse as ArgumentParser would (its message, usage line and 64),
+    /// with a "Did you mean …?" for a mistyped command or option (``UsageHints``).
+    static func exitSuggesting(_ error: any Error, arguments: [String]) -> Never {
+        let code = exitCode(for: error)
+        guard code != .success else { exit(withError: error) }
+        if let message = UsageHints.unknownCommand(arguments) {
+            FileHandle.standardError.write(Data((message + "\n").utf8))
+            Foundation.exit(Exit.usage.rawValue)
+        }
+        let message = fullMessage(for: error)
+        let suggested = UsageHints.withOptionSuggestion(message, arguments: arguments)
+        guard suggested != message else { exit(withError: error) }
+        FileHandle.standardError.write(Data((suggested + "\n").utf8))
+        Foundation.exit(code.rawValue)
     }
 }
 
@@ -138,9 +157,56 @@ func readInput(_ path: String) throws -> Data {
     }
 }
 
-/// Opens a trace for reading, with the contract's exit codes for bad files.
+/// Reads a scenario file (``readInput(_:)``); a trace given where a scenario belongs is 65 with the
+/// commands that read it.
+func readScenario(_ path: String) throws -> Data {
+    let data = try readInput(path)
+    if InputKind.of(data) == .trace {
+        diagnose("\(path): a trace, not a scenario: read it with `tracectl leaks \(path)` "
+                 + "(or events, timeline, replay); `record` takes a scenario file (docs/SCENARIOS.md)")
+        throw Exit.invalidInput
+    }
+    return data
+}
+
+/// What a file given to a command looks like, to say which command it belongs to.
+enum InputKind: Equatable {
+    case trace, scenario, other
+
+    /// An SQLite file is taken for a trace; a JSON object for a scenario.
+    static func of(_ data: Data) -> InputKind {
+        if data.starts(with: Array("SQLite format 3\u{0}".utf8)) { return .trace }
+        guard let first = data.first(where: { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }),
+              first == UInt8(ascii: "{"),
+              (try? JSONSerialization.jsonObject(with: data)) is [String: Any] else { return .other }
+        return .scenario
+    }
+
+    /// The kind of the file at `path` from its first 16 MiB, `.other` when it cannot be read.
+    static func of(_ path: String) -> InputKind {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return .other }
+        defer { try? handle.close() }
+        guard let data = try? handle.read(upToCount: 16 << 20) else { return .other }
+        return of(data)
+    }
+}
+
+/// Opens a trace for reading, with the contract's exit codes for bad files. A scenario given where a
+/// trace belongs is 65 with the command that records it.
 func openTrace(_ path: String) throws -> TraceReader {
-    let reader = try reportingErrors { try TraceReader(path: path) }
+    let reader: TraceReader
+    do {
+        reader = try TraceReader(path: path)
+    } catch where error.isInvalidInput && InputKind.of(path) == .scenario {
+        // `record` writes NAME.trace in the working folder by default; the command run is the one to suggest.
+        let trace = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent + ".trace"
+        let command = CommandLine.arguments.dropFirst().first ?? "leaks"
+        diagnose("\(path): a scenario, not a trace: record it first with `tracectl record \(path)` "
+                 + "(it writes \(trace)), then `tracectl \(command) \(trace)`")
+        throw Exit.invalidInput
+    } catch {
+        throw Exit.reportAll(error)
+    }
     if reader.schemaVersion < 2 {
         diagnose("note: \(path) is a schema-\(reader.schemaVersion) trace: it records no observer kinds, captures, "
                  + "attachments, releases or traps, so its observers read as typed tokens")

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// `--format text|json`.
 enum OutputFormat: String, ExpressibleByArgument, CaseIterable {
@@ -43,5 +44,27 @@ struct SeqWindowOptions: ParsableArguments {
     var window: ClosedRange<UInt64>? {
         guard since != nil || until != nil else { return nil }
         return (since ?? 0)...(until ?? UInt64(Int64.max))
+    }
+}
+
+/// `--source-root`: the folder SARIF locations are relative to (``SourceRoot``).
+struct SourceRootOptions: ParsableArguments {
+    @Option(help: """
+        With --format sarif: the folder locations are relative to, where each call site's file is looked up \
+        (default: the repository holding the working directory, else the one holding the trace, else the \
+        working directory).
+        """, completion: .directory)
+    var sourceRoot: String?
+
+    /// The root for a report on `trace`; a `--source-root` that is not a folder is 66, like a missing input.
+    func root(trace: String) throws -> SourceRoot {
+        if let sourceRoot {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: sourceRoot, isDirectory: &isDirectory), isDirectory.boolValue else {
+                diagnose("\(sourceRoot): no such folder (--source-root)")
+                throw Exit.missingInput
+            }
+        }
+        return SourceRoot.choose(explicit: sourceRoot, trace: trace)
     }
 }

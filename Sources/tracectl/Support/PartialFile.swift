@@ -71,7 +71,7 @@ final class RemovingOnInterrupt {
     /// The signals taken over, each with the action it had before.
     private var taken: [(number: Int32, previous: __sighandler_t?)] = []
 
-    init(_ partial: String) {
+    init(_ partial: String, also other: String? = nil) {
         for number in Self.signals {
             // Handled on a queue, not in the signal handler: removing files is then safe.
             let previous = signal(number, SIG_IGN)
@@ -81,6 +81,7 @@ final class RemovingOnInterrupt {
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
                 TraceFiles.remove(at: partial)
+                if let other { TraceFiles.remove(at: other) }
                 // Ends the process as the signal ends it: default action, unblocked on this thread
                 // (a queue's threads, and a child of a process that blocks it, block it), raised here.
                 signal(number, SIG_DFL)

@@ -1,0 +1,165 @@
+import Synchronization
+
+// Posting: the snapshot of a post's observers, and what the post does with each
+// (deliver, skip, trap), decided and recorded under the lock.
+
+extension Bus {
+    /// Posts a message to its observers, synchronously, in registration order.
+    ///
+    /// - Parameters:
+    ///   - message: The message; a ``NamedMessage`` reaches the observers of its name.
+    ///   - sender: The posting object; observers with a sender filter receive only its posts.
+    /// - Complexity: O(*n*) in the observers of `M` plus the observers of every message.
+    public func post<M: BusMessage>(_ message: M, sender: AnyObject? = nil) {
+        post(message, sender: sender, origin: nil)
+    }
+
+    /// Posts with an explicit origin; `nil` derives it (a reaction inside a
+    /// delivery, the app otherwise).
+    /// - Returns: The post's id in the trace; 0 when not recording.
+    @discardableResult
+    package func post<M: BusMessage>(_ message: M, sender: AnyObject?, origin: PostOrigin?) -> UInt64 {
+        let named = M.self == NamedMessage.self ? message.messageName : nil
+        guard let output else {
+            let (typed, wildcards) = state.withLock { table in
+                (table.items(for: M.self, named: named), table.wildcardItems)
+            }
+            if wildcards.isEmpty {
+                for case let observer? in typed { deliver(message, to: observer, sender: sender, post: 0) }
+            } else {
+                merged(typed, wildcards) { deliver(message, to: $0, sender: sender, post: 0) }
+            }
+            return 0
+        }
+        let senderRef = sender.map(ObjectRef.init)
+        // The snapshot and the `posted` event are taken together, so that the trace
+        // orders the post exactly where its set of observers was decided.
+        let (typed, wildcards, postID, sweepDue) = withSession { table, session in
+            if named == nil && table.list(for: ObjectIdentifier(M.self)) == nil {
+                // First sight of the type on this bus: its name is checked against the session's.
+                _ = table.addList(for: ObjectIdentifier(M.self), name: registeredName(of: M.self, in: &session))
+            }
+            let typed = table.items(for: M.self, named: named)
+            let wildcards = table.wildcardItems
+            let senderID = senderRef.map { session.registerOwner($0.object, output: output) }
+            let parent = CurrentPost.value(for: self)
+            let postID = session.takePostID()
+            session.emit(.posted(post: postID, message: message, sender: senderID, parent: parent,
+                                 origin: origin ?? (parent == nil ? .app : .reaction)), to: output)
+            return (typed, wildcards, postID, senderRef != nil && session.owners.sweepDue)
+        }
+        if sweepDue { sweepOwners() }
+        CurrentPost.with(bus: self, post: postID) {
+            merged(typed, wildcards) { deliver(message, to: $0, sender: sender, post: postID) }
+        }
+        return postID
+    }
+
+    /// Calls `body` with the observers of both lists in registration (id) order.
+    @inline(__always)
+    private func merged(_ typed: [Observer?], _ wildcards: [Observer?], _ body: (Observer) -> Void) {
+        var t = typed.startIndex, w = wildcards.startIndex
+        while true {
+            while t < typed.endIndex && typed[t] == nil { t += 1 }
+            while w < wildcards.endIndex && wildcards[w] == nil { w += 1 }
+            if t == typed.endIndex && w == wildcards.endIndex { return }
+            if w == wildcards.endIndex || (t < typed.endIndex && typed[t]!.id < wildcards[w]!.id) {
+                body(typed[t]!); t += 1
+            } else {
+                body(wildcards[w]!); w += 1
+            }
+        }
+    }
+
+    @inline(__always)
+    private func deliver<M: BusMessage>(_ message: M, to observer: Observer, sender: AnyObject?, post: UInt64) {
+        guard observer.accepts(sender: sender) else { return }
+        if observer.dispatch != .postingThread {
+            deliverElsewhere(message, to: unsafeDowncast(observer, to: TypedObserver<M>.self), post: post)
+            return
+        }
+        // Loaded once: keeps the owner alive through the call, and is released
+        // after any lock is, so that its deinit never runs under the bus's lock.
+        var owner: AnyObject?
+        guard admit(observer, post: post, owner: &owner) else { return }
+        if observer.typeKey == nil {
+            unsafeDowncast(observer, to: WildcardObserver.self).handler(message)
+        } else {
+            unsafeDowncast(observer, to: TypedObserver<M>.self).call(message, owner: owner)
+        }
+    }
+
+    /// Whether `observer` is to be called for `post` now, recording the delivery, skip or trap.
+    /// `owner` receives the owner, loaded once, for the caller to keep alive through the call.
+    @inline(__always)
+    func admit(_ observer: Observer, post: UInt64, owner: inout AnyObject?) -> Bool {
+        if output != nil {
+            // Checked and recorded under the lock, so that a removal on another
+            // thread is either before this delivery in the trace or not applied to it.
+            return withSession { table, session in
+                guard observer.isActive.load(ordering: .relaxed) else { return false }
+                if observer.ownerID != nil { owner = observer.owner }
+                return admit(observer, ownerAlive: owner != nil || observer.ownerID == nil, post: post,
+                             table: &table, session: &session)
+            }
+        }
+        guard observer.isActive.load(ordering: .acquiring) else { return false }
+        guard observer.ownerID != nil else { return true }
+        owner = observer.owner
+        if owner != nil { return true }
+        return withSession { table, session in
+            observer.isActive.load(ordering: .relaxed)
+                && admit(observer, ownerAlive: false, post: post, table: &table, session: &session)
+        }
+    }
+
+    /// Queues `post` for an observer that runs elsewhere: under the lock, if it is
+    /// still registered, records ``TraceEvent/Kind/enqueued(post:observer:)`` and calls
+    /// `push`, so that the queue's order is the trace's.
+    /// - Returns: Whether it was queued.
+    func enqueue(_ observer: Observer, post: UInt64, push: () -> Void) -> Bool {
+        guard let output else {
+            return state.withLock { _ in
+                guard observer.isActive.load(ordering: .relaxed) else { return false }
+                push()
+                return true
+            }
+        }
+        return withSession { _, session in
+            guard observer.isActive.load(ordering: .relaxed) else { return false }
+            session.emit(.enqueued(post: post, observer: observer.id), to: output)
+            push()
+            return true
+        }
+    }
+
+    /// Decides, under the lock, what a post does with an active observer, and records it.
+    /// - Returns: Whether to call the handler.
+    private func admit(_ observer: Observer, ownerAlive: Bool, post: UInt64,
+                       table: inout ObserverTable, session: inout SessionState) -> Bool {
+        let output = self.output
+        guard !ownerAlive, let ownerID = observer.ownerID else {
+            session.emit(.delivered(post: post, observer: observer.id), to: output)
+            return true
+        }
+        session.reportReleased(ownerID, output: output)
+        switch (observer.kind, observer.capture) {
+        case (.block, .unowned?):
+            session.emit(.trapped(post: post, observer: observer.id, reason: .unownedCapture), to: output)
+            return false
+        case (.block, _):
+            // A `weak` block keeps running after its owner is gone, doing nothing useful.
+            session.emit(.delivered(post: post, observer: observer.id), to: output)
+            return true
+        case (.selector, _) where selectorSemantics == .legacy:
+            session.emit(.trapped(post: post, observer: observer.id, reason: .deallocatedTarget), to: output)
+            return false
+        case (.selector, _), (.token, _):
+            session.emit(.skipped(post: post, observer: observer.id), to: output)
+            _ = table.remove(observer)  // tokens and selectors hold no owner
+            session.emit(.observerRemoved(observer: observer.id, message: observer.messageName, owner: ownerID,
+                                          reason: .ownerGone, callSite: nil), to: output)
+            return false
+        }
+    }
+}

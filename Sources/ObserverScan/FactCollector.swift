@@ -1,0 +1,222 @@
+import Foundation
+import SwiftSyntax
+
+/// Reads the observer facts of one parsed file: its types, their methods' registrations,
+/// removals and calls in source order, and the `Notification.Name` constants it defines.
+///
+/// The walk is recursive and bounded by ``maximumDepth``: a tree deeper than that (a
+/// member chain of a hundred thousand links) is read down to the bound and the file is
+/// reported as partly read, never a stack overflow.
+struct FactCollector {
+    /// How deep the walk descends into a tree.
+    static let maximumDepth = 1_500
+
+    let path: String
+    let converter: SourceLocationConverter
+    var facts: FileFacts
+    /// Set when the walk stopped at ``maximumDepth`` somewhere.
+    private(set) var truncated = false
+
+    init(path: String, tree: SourceFileSyntax) {
+        self.path = path
+        self.converter = SourceLocationConverter(fileName: path, tree: tree)
+        self.facts = FileFacts(path: path)
+    }
+
+    mutating func collect(_ tree: SourceFileSyntax) {
+        for item in tree.statements { declaration(Syntax(item.item), scope: [], depth: 0) }
+    }
+
+    func location(_ node: some SyntaxProtocol) -> SourceLocation {
+        SourceLocation(file: path, line: converter.location(for: node.positionAfterSkippingLeadingTrivia).line)
+    }
+
+    // MARK: Declarations
+
+    private mutating func declaration(_ node: Syntax, scope: [String], depth: Int) {
+        guard depth < Self.maximumDepth else { truncated = true; return }
+        if let decl = node.as(ClassDeclSyntax.self) {
+            typeDecl(.class, name: decl.name.text, inherited: decl.inheritanceClause, members: decl.memberBlock, node: decl,
+                     scope: scope, depth: depth)
+        } else if let decl = node.as(StructDeclSyntax.self) {
+            typeDecl(.struct, name: decl.name.text, inherited: decl.inheritanceClause, members: decl.memberBlock, node: decl,
+                     scope: scope, depth: depth)
+        } else if let decl = node.as(EnumDeclSyntax.self) {
+            typeDecl(.enum, name: decl.name.text, inherited: decl.inheritanceClause, members: decl.memberBlock, node: decl,
+                     scope: scope, depth: depth)
+        } else if let decl = node.as(ActorDeclSyntax.self) {
+            typeDecl(.actor, name: decl.name.text, inherited: decl.inheritanceClause, members: decl.memberBlock, node: decl,
+                     scope: scope, depth: depth)
+        } else if let decl = node.as(ProtocolDeclSyntax.self) {
+            typeDecl(.protocol, name: decl.name.text, inherited: decl.inheritanceClause, members: decl.memberBlock, node: decl,
+                     scope: scope, depth: depth)
+        } else if let decl = node.as(ExtensionDeclSyntax.self) {
+            let extended = Self.typeName(decl.extendedType.trimmedDescription)
+            var constraints: [String] = []
+            for requirement in decl.genericWhereClause?.requirements ?? [] {
+                if case .conformanceRequirement(let conformance) = requirement.requirement,
+                   conformance.leftType.trimmedDescription == "Self" {
+                    constraints.append(Self.typeName(conformance.rightType.trimmedDescription))
+                }
+            }
+            typeDecl(.extension, name: extended, inherited: decl.inheritanceClause, members: decl.memberBlock, node: decl,
+                     scope: [], depth: depth, constraints: constraints)
+        } else if let decl = node.as(VariableDeclSyntax.self), scope.isEmpty {
+            // A global constant: `let didLoginNotification = Notification.Name("didLogin")`.
+            nameConstants(decl)
+        } else if let block = node.as(IfConfigDeclSyntax.self) {
+            // `#if os(iOS)`: every branch is read; a type declared in two branches is merged.
+            for clause in block.clauses {
+                switch clause.elements {
+                case .statements(let items)?: for item in items { declaration(Syntax(item.item), scope: scope, depth: depth + 1) }
+                case .decls(let members)?: for member in members { declaration(Syntax(member.decl), scope: scope, depth: depth + 1) }
+                default: break
+                }
+            }
+        } else if node.is(FunctionDeclSyntax.self) || node.is(CodeBlockItemSyntax.self) || node.kind == .expressionStmt
+                    || node.is(ExprSyntax.self) {
+            // Free functions and top-level code: a registration there has no type to model.
+            var loose = BodyWalker(collector: self, conditions: [])
+            loose.walk(node, depth: depth)
+            truncated = truncated || loose.truncated
+            for case .register(let registration) in loose.actions { facts.looseRegistrations.append(registration.location) }
+        }
+    }
+
+    private mutating func typeDecl(_ kind: TypeDeclFacts.Kind, name: String, inherited: InheritanceClauseSyntax?,
+                                   members: MemberBlockSyntax, node: some SyntaxProtocol, scope: [String], depth: Int,
+                                   constraints: [String] = []) {
+        let qualified = (scope + [name]).joined(separator: ".")
+        var type = TypeDeclFacts(kind: kind, name: qualified,
+                                 inherited: inherited?.inheritedTypes.map { Self.typeName($0.type.trimmedDescription) } ?? [],
+                                 selfConstraints: constraints, location: location(node), methods: [], properties: [:],
+                                 isSingleton: false)
+        var initializers: [MethodAction] = []
+        let isNameExtension = kind == .extension && Self.isNotificationNameType(name)
+        for member in members.members {
+            let decl = member.decl
+            if let function = decl.as(FunctionDeclSyntax.self) {
+                let labels = function.signature.parameterClause.parameters.map { $0.firstName.text }
+                type.methods.append(method(function.name.text, labels: labels,
+                                           isStatic: function.modifiers.contains { ["static", "class"].contains($0.name.text) },
+                                           body: function.body, node: function, depth: depth))
+            } else if let initializer = decl.as(InitializerDeclSyntax.self) {
+                let labels = initializer.signature.parameterClause.parameters.map { $0.firstName.text }
+                type.methods.append(method("init", labels: labels, isStatic: false, body: initializer.body, node: initializer,
+                                           depth: depth))
+            } else if let deinitializer = decl.as(DeinitializerDeclSyntax.self) {
+                type.methods.append(method("deinit", labels: [], isStatic: false, body: deinitializer.body, node: deinitializer,
+                                           depth: depth))
+            } else if let variable = decl.as(VariableDeclSyntax.self) {
+                let isStatic = variable.modifiers.contains { ["static", "class"].contains($0.name.text) }
+                for binding in variable.bindings {
+                    guard let identifier = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text else { continue }
+                    if isStatic, ["shared", "default", "sharedInstance", "instance", "current"].contains(identifier) {
+                        type.isSingleton = true
+                    }
+                    if isStatic || isNameExtension {
+                        if isNameExtension || Self.looksLikeNameConstant(binding) {
+                            facts.nameConstants.append(NameConstant(identifier: identifier, value: Self.literalValue(binding)))
+                        }
+                        continue
+                    }
+                    type.properties[identifier] = Self.looksLikeCollection(binding)
+                    // A stored property's initial value runs at init: `let observer = center.addObserver(…)`.
+                    if let value = binding.initializer?.value {
+                        var walker = BodyWalker(collector: self, conditions: [], propertyInitializer: identifier)
+                        walker.walk(Syntax(value), depth: depth + 1)
+                        truncated = truncated || walker.truncated
+                        initializers.append(contentsOf: walker.actions)
+                    }
+                    // A computed property's getter: calls in it are followed like a method's.
+                    if let accessors = binding.accessorBlock {
+                        var walker = BodyWalker(collector: self, conditions: [])
+                        walker.walk(Syntax(accessors), depth: depth + 1)
+                        truncated = truncated || walker.truncated
+                        if walker.actions.contains(where: { if case .register = $0 { true } else { false } }) {
+                            type.methods.append(MethodFacts(name: identifier, labels: [], isStatic: false,
+                                                            location: location(binding), actions: walker.actions))
+                        }
+                    }
+                }
+            } else {
+                declaration(Syntax(decl), scope: kind == .extension ? [name] : scope + [name], depth: depth + 1)
+            }
+        }
+        if !initializers.isEmpty {
+            type.methods.append(MethodFacts(name: ObserverModel.propertyInitializers, labels: [], isStatic: false,
+                                            location: type.location, actions: initializers))
+        }
+        facts.types.append(type)
+    }
+
+    private mutating func method(_ name: String, labels: [String], isStatic: Bool, body: CodeBlockSyntax?,
+                                 node: some SyntaxProtocol, depth: Int) -> MethodFacts {
+        var walker = BodyWalker(collector: self, conditions: [])
+        if let body { walker.walk(Syntax(body), depth: depth + 1) }
+        truncated = truncated || walker.truncated
+        return MethodFacts(name: name, labels: labels, isStatic: isStatic, location: location(node), actions: walker.actions)
+    }
+
+    private mutating func nameConstants(_ decl: VariableDeclSyntax) {
+        for binding in decl.bindings where Self.looksLikeNameConstant(binding) {
+            guard let identifier = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text else { continue }
+            facts.nameConstants.append(NameConstant(identifier: identifier, value: Self.literalValue(binding)))
+        }
+    }
+
+    // MARK: Helpers
+
+    /// `Foo<Bar>` → `Foo`, `Module.Foo` stays, `Foo?` → `Foo`.
+    static func typeName(_ text: String) -> String {
+        var name = text
+        if let angle = name.firstIndex(of: "<") { name = String(name[..<angle]) }
+        name = name.trimmingCharacters(in: ["?", "!", " "])
+        return name
+    }
+
+    static func isNotificationNameType(_ name: String) -> Bool {
+        ["Notification.Name", "NSNotification.Name", "Foundation.Notification.Name"].contains(name)
+    }
+
+    /// `static let x = Notification.Name("…")`, `let x: Notification.Name = …`, `let x = NSNotification.Name(rawValue: …)`.
+    static func looksLikeNameConstant(_ binding: PatternBindingSyntax) -> Bool {
+        if let annotation = binding.typeAnnotation?.type.trimmedDescription, isNotificationNameType(annotation) { return true }
+        guard let call = binding.initializer?.value.as(FunctionCallExprSyntax.self) else { return false }
+        return isNotificationNameType(call.calledExpression.trimmedDescription)
+    }
+
+    static func literalValue(_ binding: PatternBindingSyntax) -> String? {
+        guard let value = binding.initializer?.value else { return nil }
+        if let call = value.as(FunctionCallExprSyntax.self), let first = call.arguments.first {
+            return stringLiteral(first.expression)
+        }
+        return stringLiteral(value)
+    }
+
+    /// The value of a string literal without interpolation.
+    static func stringLiteral(_ expression: ExprSyntax) -> String? {
+        guard let literal = expression.as(StringLiteralExprSyntax.self) else { return nil }
+        var text = ""
+        for segment in literal.segments {
+            guard let string = segment.as(StringSegmentSyntax.self) else { return nil }
+            text += string.content.text
+        }
+        return text
+    }
+
+    static func looksLikeCollection(_ binding: PatternBindingSyntax) -> Bool {
+        if let type = binding.typeAnnotation?.type.trimmedDescription {
+            let bare = typeName(type)
+            if type.hasPrefix("[") || ["Set", "Array", "ContiguousArray"].contains(bare) { return true }
+        }
+        if let value = binding.initializer?.value {
+            if value.is(ArrayExprSyntax.self) || value.is(DictionaryExprSyntax.self) { return true }
+            if let call = value.as(FunctionCallExprSyntax.self) {
+                let called = typeName(call.calledExpression.trimmedDescription)
+                if called.hasPrefix("[") || ["Set", "Array"].contains(called) { return true }
+            }
+        }
+        return false
+    }
+}

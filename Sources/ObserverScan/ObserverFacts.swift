@@ -1,0 +1,161 @@
+// What the scanner reads out of one Swift file, before any type is resolved: the raw facts.
+// Names are kept as written; ObserverModel resolves them across files.
+
+/// A place in a scanned file.
+public struct SourceLocation: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The path as the report shows it (relative to `--source-root` when the file is under it).
+    public var file: String
+    /// 1-based.
+    public var line: Int
+
+    public init(file: String, line: Int) {
+        self.file = file
+        self.line = line
+    }
+
+    public var description: String { "\(file):\(line)" }
+
+    public static func < (lhs: Self, rhs: Self) -> Bool { (lhs.file, lhs.line) < (rhs.file, rhs.line) }
+}
+
+/// A notification name as written in the source.
+enum NameExpression: Sendable, Hashable {
+    /// A member or constant: `UIResponder.keyboardWillShowNotification`, `.didLogin`, `NSNotification.Name.UIKeyboardWillShow`.
+    case member(String)
+    /// A string literal wrapped in `Notification.Name("…")` or `Notification.Name(rawValue: "…")`.
+    case literal(String)
+    /// SF-0011's message type: `for: KeyboardWillShow.self`.
+    case messageType(String)
+    /// A bare identifier: a global constant (`didLoginNotification`, `UIKeyboardWillShowNotification`) or a variable.
+    case bare(String)
+    /// `name: nil`: every name.
+    case every
+    /// Anything else: a variable, a call, an interpolation. Kept as text for the note.
+    case dynamic(String)
+}
+
+/// How a block's closure holds `self`.
+enum CaptureFact: Sendable, Hashable {
+    case weak, unowned
+    /// `[self]` or no capture list: strong if the body refers to `self` or to a member of the type.
+    case implicit(identifiers: Set<String>, mentionsSelf: Bool)
+    /// `assign(to:on: self)`: strong, whatever the body.
+    case strong
+}
+
+/// Where a registration's result goes.
+enum TokenDestination: Sendable, Hashable {
+    /// A property of the type: `self.observer = …`, `observer = …`.
+    case property(String)
+    /// Appended to (or stored in) a collection property: `observers.append(…)`, `.store(in: &cancellables)`.
+    case collection(String)
+    /// `_ = …`, a bare call, or a local that goes nowhere.
+    case discarded
+    /// `return center.addObserver(…)`: the caller keeps it, which the scanner does not follow.
+    case returned
+}
+
+/// The observer kinds the scanner recognises.
+enum RegistrationKind: Sendable, Hashable {
+    /// `addObserver(self, selector: #selector(m), name:, object:)`.
+    case selector(method: String)
+    /// `addObserver(forName:object:queue:using:)`.
+    case block
+    /// SF-0011: `addObserver(of:for:)` / `addObserver(for:)`.
+    case typedToken
+    /// `for await _ in center.notifications(named:)` inside a `Task`.
+    case asyncLoop
+    /// `publisher(for:)` … `.sink` / `.assign(to:on:)`.
+    case combine
+}
+
+/// One observer registration in a method body.
+struct RegistrationFact: Sendable, Hashable {
+    var kind: RegistrationKind
+    var name: NameExpression
+    var capture: CaptureFact?
+    var destination: TokenDestination
+    /// `addObserver(self, …)`: false when the observer is another object (`addObserver(helper, …)`).
+    var observerIsSelf: Bool
+    var location: SourceLocation
+    /// The enclosing `if`/`guard`/`switch` conditions, innermost last, as written.
+    var conditions: [String]
+    /// An `async` function's loop not inside a `Task { }`: its lifetime is the caller's.
+    var outsideTask = false
+}
+
+/// One removal (or release of a registration) in a method body.
+enum RemovalTarget: Sendable, Hashable {
+    /// `removeObserver(self)`.
+    case owner
+    /// `removeObserver(self, name: N, object:)`.
+    case name(NameExpression)
+    /// `removeObserver(property)`, `property.cancel()`.
+    case token(String)
+    /// `for o in collection { removeObserver(o) }`, `collection.forEach { $0.cancel() }`.
+    case collection(String)
+    /// `property = nil`, `collection.removeAll()`, `collection = []`.
+    case drop(String)
+    /// `removeObserver(x)` with something the scanner cannot follow.
+    case unknown(String)
+}
+
+struct RemovalFact: Sendable, Hashable {
+    var target: RemovalTarget
+    var location: SourceLocation
+    var conditions: [String]
+}
+
+/// One step of a method body, in source order.
+enum MethodAction: Sendable, Hashable {
+    case register(RegistrationFact)
+    case remove(RemovalFact)
+    /// A call of a method of `self` (explicit or implicit): its base name and argument labels.
+    case call(name: String, labels: [String], location: SourceLocation)
+    /// `super.name(…)`.
+    case superCall(name: String)
+}
+
+/// A method, initializer or deinitializer of a type or extension.
+struct MethodFacts: Sendable, Hashable {
+    /// `viewWillAppear`, `init`, `deinit`, `didMoveToWindow`, …
+    var name: String
+    /// Argument labels, `_` for none.
+    var labels: [String]
+    var isStatic: Bool
+    var location: SourceLocation
+    var actions: [MethodAction]
+}
+
+/// A class, struct, enum, actor, protocol or extension declaration.
+struct TypeDeclFacts: Sendable, Hashable {
+    enum Kind: Sendable, Hashable { case `class`, `struct`, `enum`, actor, `protocol`, `extension` }
+    var kind: Kind
+    /// Qualified by enclosing types: `Outer.Inner`. For an extension, the extended type as written.
+    var name: String
+    /// Inherited types as written (superclass first for a class, by Swift's rule).
+    var inherited: [String]
+    /// For a protocol extension: its `where Self: X` requirements.
+    var selfConstraints: [String]
+    var location: SourceLocation
+    var methods: [MethodFacts]
+    /// Stored and computed properties: names, with whether the declared type looks like a collection.
+    var properties: [String: Bool]
+    /// Has `static let shared` / `static var shared` / `static let default`: a singleton that lives for ever.
+    var isSingleton: Bool
+}
+
+/// A `Notification.Name` constant defined in the code: `static let didLogin = Notification.Name("didLogin")`.
+struct NameConstant: Sendable, Hashable {
+    var identifier: String
+    var value: String?
+}
+
+/// Everything read from one file.
+struct FileFacts: Sendable {
+    var path: String
+    var types: [TypeDeclFacts] = []
+    var nameConstants: [NameConstant] = []
+    /// Registrations outside any type (top-level code, free functions): noted, not modelled.
+    var looseRegistrations: [SourceLocation] = []
+}

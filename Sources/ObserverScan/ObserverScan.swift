@@ -1,0 +1,215 @@
+public import Foundation
+import SwiftParser
+import SwiftSyntax
+public import NotifyBus
+import TraceStore
+
+/// `tracectl scan`: finds observer bugs in an app's Swift sources without running it.
+///
+/// Swift files → observer facts per type (``FactCollector``) → each class's lifecycle moments
+/// (``ObserverModel``) → the scenario format's screens and objects and fixed journeys
+/// (``ScenarioBuilder``) → recorded traces → the leak rules (``JourneyRunner``), each finding
+/// located at the line of the faulty registration or removal.
+///
+/// ```swift
+/// let report = try ObserverScan.scan(ScanOptions(paths: ["App/"]))
+/// ```
+public enum ObserverScan {
+    /// Files larger than this are not parsed (a warning says so).
+    public static let maximumFileSize = 8 << 20
+    /// The parser's nesting bound: deeper code is a parse error in that file, never a stack overflow.
+    static let maximumNestingLevel = 256
+
+    /// Scans the files under `options.paths`.
+    ///
+    /// - Throws: ``ScanError`` when a path is missing or `--keep-traces` cannot be created.
+    public static func scan(_ options: ScanOptions) throws(ScanError) -> ScanReport {
+        let files = try SourceFiles(paths: options.paths)
+        let root = SourceFiles.absolute(options.sourceRoot ?? FileManager.default.currentDirectoryPath)
+        let target = options.deploymentTarget.map { DeploymentTarget(version: $0, source: "--ios-deployment-target") }
+            ?? DeploymentTarget.find(in: options.paths.map(SourceFiles.absolute).filter(isDirectory) + [root])
+        let semantics = target?.selectorSemantics ?? .modern
+
+        let parsed = parse(files.swift, root: root)
+        var report = ScanReport(selectorSemantics: semantics, deploymentTarget: target)
+        report.warnings = files.warnings.map { ScanWarning(path: display($0.path, root: root), text: $0.text) }
+        for result in parsed {
+            report.files += 1
+            report.lines += result.lines
+            if let warning = result.warning { report.warnings.append(warning) }
+        }
+        if !files.objectiveC.isEmpty {
+            let sample = display(files.objectiveC[0], root: root)
+            report.notes.append(ScanNote(location: SourceLocation(file: sample, line: 1), type: nil,
+                                         text: "\(files.objectiveC.count) Objective-C file(s) not scanned (this one and others): "
+                                             + "observers registered there are not modelled"))
+        }
+        if files.swift.isEmpty {
+            report.notes.append(ScanNote(location: SourceLocation(file: options.paths.first.map { display(SourceFiles.absolute($0), root: root) } ?? ".", line: 0),
+                                         type: nil, text: "no Swift files to scan"))
+        }
+        let model = ObserverModel(files: parsed.compactMap(\.facts))
+        let types = model.models()
+        report.notes += model.looseNotes
+        report.types = types.count
+
+        let traces = try TraceFolder(keep: options.keepTraces)
+        defer { traces.cleanUp() }
+        let constants = model.nameConstants
+        let outcomes = Parallel.map(types.count) { index in
+            JourneyRunner.run(types[index], constants: constants, folder: traces.path, semantics: semantics)
+        }
+        for outcome in outcomes {
+            report.findings += outcome.findings
+            report.notes += outcome.notes
+            if outcome.modelled { report.modelled += 1 }
+            if let failure = outcome.failure { throw ScanError(.internal, failure) }
+        }
+        report.findings = merged(report.findings)
+        report.notes.sort { ($0.location, $0.text) < ($1.location, $1.text) }
+        report.warnings.sort { ($0.path, $0.text) < ($1.path, $1.text) }
+        report.traces = options.keepTraces
+        return report
+    }
+
+    /// One finding per rule, line and notification: a base class's line found again in each subclass
+    /// is listed once, with the subclasses in ``ScanFinding/alsoIn``.
+    static func merged(_ findings: [ScanFinding]) -> [ScanFinding] {
+        var byKey: [ScanFinding.Key: ScanFinding] = [:]
+        var order: [ScanFinding.Key] = []
+        for finding in findings {
+            guard var existing = byKey[finding.key] else {
+                byKey[finding.key] = finding
+                order.append(finding.key)
+                continue
+            }
+            if finding.type != existing.type, !existing.alsoIn.contains(finding.type) { existing.alsoIn.append(finding.type) }
+            for journey in finding.journeys where !existing.journeys.contains(journey) { existing.journeys.append(journey) }
+            existing.severity = max(existing.severity, finding.severity)
+            if existing.severity == finding.severity, finding.lowered == nil { existing.lowered = nil }
+            byKey[finding.key] = existing
+        }
+        return order.compactMap { byKey[$0] }.sorted { ($0.location, $0.rule.rawValue) < ($1.location, $1.rule.rawValue) }
+    }
+
+    private static func isDirectory(_ path: String) -> Bool {
+        var flag: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &flag) && flag.boolValue
+    }
+
+    /// `path` relative to `root` when under it, else as it is.
+    static func display(_ path: String, root: String) -> String {
+        let prefix = root.hasSuffix("/") ? root : root + "/"
+        return path.hasPrefix(prefix) ? String(path.dropFirst(prefix.count)) : path
+    }
+
+    struct Parsed: Sendable {
+        var facts: FileFacts?
+        var lines: Int
+        var warning: ScanWarning?
+    }
+
+    /// Reads and parses every file on both cores; a file that cannot be read or parsed is a warning.
+    static func parse(_ paths: [String], root: String) -> [Parsed] {
+        Parallel.map(paths.count) { index in
+            let path = paths[index]
+            let shown = display(path, root: root)
+            guard let data = FileManager.default.contents(atPath: path) else {
+                return Parsed(facts: nil, lines: 0, warning: ScanWarning(path: shown, text: "cannot be read: skipped"))
+            }
+            guard data.count <= maximumFileSize else {
+                return Parsed(facts: nil, lines: 0,
+                              warning: ScanWarning(path: shown, text: "larger than \(maximumFileSize >> 20) MiB: skipped"))
+            }
+            return parse(data, path: shown)
+        }
+    }
+
+    /// Parses one file's bytes and collects its facts.
+    static func parse(_ data: Data, path: String) -> Parsed {
+        let lines = data.reduce(into: 0) { count, byte in if byte == 0x0A { count += 1 } }
+        guard String(validating: data, as: UTF8.self) != nil else {
+            return Parsed(facts: nil, lines: lines, warning: ScanWarning(path: path, text: "not valid UTF-8: skipped"))
+        }
+        let tree = data.withUnsafeBytes { raw in
+            Parser.parse(source: raw.bindMemory(to: UInt8.self), maximumNestingLevel: maximumNestingLevel)
+        }
+        if tree.hasError {
+            let line = firstErrorLine(tree)
+            return Parsed(facts: nil, lines: lines,
+                          warning: ScanWarning(path: path, text: "does not parse (first error near line \(line)): skipped"))
+        }
+        var collector = FactCollector(path: path, tree: tree)
+        collector.collect(tree)
+        let warning = collector.truncated
+            ? ScanWarning(path: path, text: "nested deeper than the scan reads: read in part") : nil
+        return Parsed(facts: collector.facts, lines: lines, warning: warning)
+    }
+
+    private static func firstErrorLine(_ tree: SourceFileSyntax) -> Int {
+        let converter = SourceLocationConverter(fileName: "", tree: tree)
+        var stack: [Syntax] = [Syntax(tree)]
+        while let node = stack.popLast() {
+            guard node.hasError else { continue }
+            if node.as(TokenSyntax.self)?.presence == .missing || node.is(UnexpectedNodesSyntax.self) {
+                return converter.location(for: node.position).line
+            }
+            stack.append(contentsOf: node.children(viewMode: .sourceAccurate).reversed())
+        }
+        return 1
+    }
+}
+
+/// What to scan and how.
+public struct ScanOptions: Sendable {
+    /// Files and folders.
+    public var paths: [String]
+    /// Locations are relative to it (default: the current directory).
+    public var sourceRoot: String?
+    /// Where to keep the recorded traces (default: a temporary folder, removed).
+    public var keepTraces: String?
+    /// `--ios-deployment-target`; `nil`: read from a Package.swift or .xcodeproj, else modern.
+    public var deploymentTarget: String?
+
+    public init(paths: [String], sourceRoot: String? = nil, keepTraces: String? = nil, deploymentTarget: String? = nil) {
+        self.paths = paths
+        self.sourceRoot = sourceRoot
+        self.keepTraces = keepTraces
+        self.deploymentTarget = deploymentTarget
+    }
+}
+
+/// The folder the journeys' traces are recorded into.
+struct TraceFolder: Sendable {
+    let path: String
+    let temporary: Bool
+
+    init(keep: String?) throws(ScanError) {
+        if let keep {
+            do {
+                try FileManager.default.createDirectory(atPath: keep, withIntermediateDirectories: true)
+            } catch {
+                throw ScanError(.cannotCreate, "\(keep): cannot create the traces folder: \(error.localizedDescription)")
+            }
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: keep, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw ScanError(.cannotCreate, "\(keep): not a folder")
+            }
+            path = keep
+            temporary = false
+        } else {
+            let base = FileManager.default.temporaryDirectory.path
+            path = base + "/tracectl-scan-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+            do {
+                try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            } catch {
+                throw ScanError(.cannotCreate, "\(path): cannot create a temporary folder: \(error.localizedDescription)")
+            }
+            temporary = true
+        }
+    }
+
+    func cleanUp() {
+        if temporary { try? FileManager.default.removeItem(atPath: path) }
+    }
+}
