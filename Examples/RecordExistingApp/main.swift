@@ -1,110 +1,76 @@
-// Records an app written against NotificationCenter, without rewriting it.
+// Records the example app (Examples/ExistingApp): real-world NotificationCenter mistakes and their
+// fixes, written against Foundation's API and recorded by one typealias line (docs/RECORDING.md).
 //
-//   swift run RecordExistingApp [trace-path]
-//   tracectl leaks [trace-path]
+//   swift run RecordExistingApp [TRACE] [--pattern NAME [--fixed]]
+//   swift run tracectl leaks TRACE
 //
-// The "app" below is ordinary NotificationCenter code. The one change that records it is
-// the line that picks the center (see `makeCenter`).
+// Without --pattern, every pattern and its fix, each in a process of its own (an [unowned self]
+// block left registered on the default center would crash the next one), one session each.
+import ExistingApp
 import Foundation
 import NotifyBus
 import TraceStore
 
-// MARK: The app, as it was written
-
-let keyboardWillShow = Notification.Name("UIKeyboardWillShowNotification")
-let cartDidChange = Notification.Name("CartDidChange")
-
-/// An SF-0011 typed message.
-struct CartDidChange: NotificationCenter.MainActorMessage, Codable {
-    typealias Subject = AnyObject
-    var count: Int
+func fail(_ message: String, code: Int32) -> Never {
+    FileHandle.standardError.write(Data("RecordExistingApp: \(message)\n".utf8))
+    exit(code)
 }
 
-/// Keeps its observation and never removes it: when the screen goes, the block stays.
-final class CheckoutScreen {
-    let center: RecordingNotificationCenter
-    var keyboardObserver: (any NSObjectProtocol)?
-    init(center: RecordingNotificationCenter) { self.center = center }
+var arguments = Array(CommandLine.arguments.dropFirst())
+var pattern: RealWorldPattern?
+var fixed = false
+var path = "record-existing-app.trace"
+while let argument = arguments.first {
+    arguments.removeFirst()
+    switch argument {
+    case "--pattern":
+        guard let name = arguments.first else { fail("--pattern needs a name", code: 64) }
+        arguments.removeFirst()
+        guard let named = RealWorldPattern(rawValue: name) else {
+            fail("no pattern \(name); the patterns: \(RealWorldPattern.allCases.map(\.rawValue).joined(separator: ", "))",
+                 code: 64)
+        }
+        pattern = named
+    case "--fixed": fixed = true
+    default: path = argument
+    }
+}
 
-    func viewDidLoad() {
-        keyboardObserver = center.addObserver(forName: keyboardWillShow, object: nil, queue: nil) { note in
-            print("checkout: keyboard", note.userInfo?["UIKeyboardFrameEndUserInfoKey"].map { "\($0)" } ?? "?")
+guard let pattern else {
+    // Each pattern and its fix in a child process, appending its session to the trace.
+    for each in RealWorldPattern.allCases {
+        for variant in [false, true] {
+            let child = Process()
+            child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+            child.arguments = [path, "--pattern", each.rawValue] + (variant ? ["--fixed"] : [])
+            do { try child.run() } catch { fail("cannot run \(CommandLine.arguments[0]): \(error)", code: 70) }
+            child.waitUntilExit()
+            guard child.terminationStatus == 0 else { fail("\(each.rawValue) failed", code: 70) }
         }
     }
+    exit(0)
 }
 
-/// Believes `removeObserver(self)` removes its block.
-final class CartScreen {
-    let center: RecordingNotificationCenter
-    var cartObserver: (any NSObjectProtocol)?
-    init(center: RecordingNotificationCenter) { self.center = center }
-
-    func viewDidLoad() {
-        cartObserver = center.addObserver(forName: cartDidChange, object: nil, queue: .main) { note in
-            print("cart screen: \(note.userInfo?["count"] ?? "?") items")
-        }
-    }
-
-    func viewDidDisappear() { center.removeObserver(self) }
-}
-
-/// Drops its typed token at once: it never hears anything.
-@MainActor final class BadgeView {
-    var count = 0
-    func attach(to center: RecordingNotificationCenter) {
-        _ = center.addObserver(for: CartDidChange.self) { [weak self] message in self?.count = message.count }
-    }
-}
-
-@MainActor
-func runApp(center: RecordingNotificationCenter) {
-    var checkout: CheckoutScreen? = CheckoutScreen(center: center)
-    checkout?.viewDidLoad()
-    center.post(name: keyboardWillShow, object: nil, userInfo: [
-        "UIKeyboardFrameBeginUserInfoKey": Rect(x: 0, y: 844, width: 390, height: 0),
-        "UIKeyboardFrameEndUserInfoKey": Rect(x: 0, y: 508, width: 390, height: 336),
-        "UIKeyboardAnimationCurveUserInfoKey": 7, "UIKeyboardAnimationDurationUserInfoKey": 0.25,
-    ])
-    checkout = nil
-
-    let cart = CartScreen(center: center)
-    cart.viewDidLoad()
-    center.post(name: cartDidChange, object: nil, userInfo: ["count": 2])
-    cart.viewDidDisappear()
-
-    let badge = BadgeView()
-    badge.attach(to: center)
-    center.post(CartDidChange(count: 3))
-    print("badge shows \(badge.count)")
-    _ = checkout
-}
-
-// MARK: Recording it
-
-let path = CommandLine.arguments.dropFirst().first ?? "record-existing-app.trace"
+let name = pattern.rawValue + (fixed ? " (fixed)" : "")
 let recorder: TraceRecorder
 do {
-    recorder = try TraceRecorder(path: path, session: SessionInfo(name: "record-existing-app", app: "RecordExistingApp"))
+    recorder = try TraceRecorder(path: path, session: SessionInfo(name: name, app: "ExistingApp"))
 } catch {
-    FileHandle.standardError.write(Data("RecordExistingApp: \(error)\n".utf8))
-    exit(2)
+    fail("\(path): \(error)", code: 73)
 }
 let bus = Bus(sink: recorder)
-
-/// Was `NotificationCenter.default`.
-func makeCenter() -> RecordingNotificationCenter { RecordingNotificationCenter(bus: bus) }
-
-MainActor.assumeIsolated { runApp(center: makeCenter()) }
+RecordingNotificationCenter.record(into: bus)
+MainActor.assumeIsolated { pattern.run(fixed: fixed) }
+RecordingNotificationCenter.stopRecording()
 bus.sweepReleasedOwners()
 do {
     try recorder.close()
     let findings = try LeakAnalyzer.analyze(TraceReader(path: path), session: recorder.sessionID)
-    print("\nrecorded \(path): \(findings.count) findings")
+    print("\(name): \(findings.count) findings (session \(recorder.sessionID) of \(path))")
     for finding in findings {
-        print("  \(finding.rule.rawValue)  \(finding.message ?? "every name")  \(finding.owner ?? "no owner")"
-            + (finding.ownerLocation.map { " (\($0))" } ?? "") + "  \(finding.callSite)")
+        print("  \(finding.rule.rawValue)  \(finding.message ?? "every name")  \(finding.ownerLocation ?? finding.owner ?? "no owner")"
+            + "  \(finding.callSite)")
     }
 } catch {
-    FileHandle.standardError.write(Data("RecordExistingApp: \(error)\n".utf8))
-    exit(2)
+    fail("\(path): \(error)", code: 74)
 }

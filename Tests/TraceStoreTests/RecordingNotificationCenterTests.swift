@@ -246,23 +246,3 @@ func runLegacyApp(center: AppCenter, moves: Log<Double>, seen: Log<String>) -> (
         _ = (heardOnce, withOwner, later)
     }
 }
-
-@Suite struct RecordExistingAppExampleTests {
-    /// `swift run RecordExistingApp PATH` records its app and finds its three mistakes.
-    @Test func theExampleRecordsItsAppAndFindsItsMistakes() throws {
-        let dir = try TemporaryDirectory()
-        let path = dir.file("example.trace")
-        let example = Process()
-        example.executableURL = productsDirectory().appendingPathComponent("RecordExistingApp")
-        example.arguments = [path]
-        let output = Pipe()
-        example.standardOutput = output
-        try example.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        example.waitUntilExit()
-        #expect(example.terminationStatus == 0)
-        let findings = try LeakAnalyzer.analyze(TraceReader(path: path), session: 1)
-        #expect(Set(findings.map(\.rule)) == [.observerOutlivesOwner, .removalMissesObserver, .tokenReleasedUnheard])
-        #expect(text.contains("recorded \(path): \(findings.count) findings"))
-    }
-}

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// A step of a view controller's lifecycle, as a base view controller reports it to
 /// ``RecordingNotificationCenter/recordScreen(_:_:leaving:)``.

@@ -214,12 +214,16 @@ public final class RecordingNotificationCenter: Sendable {
         let held = RecordedObservation.held(by: target).filter {
             $0.isRegistered && (name == nil || $0.name == name)
         }
+        // In the owner's deinit no reference to it can be made: its observations were attached
+        // earlier (at a screen's lifecycle steps) or are found by their own owner id.
+        weak let probe = target
         for observation in held {
-            bus.attach(observation, to: target)
+            if probe != nil { bus.attach(observation, to: target) }
             bus.record(.observerRemoved(observer: nil, message: name == nil ? nil : observation.message,
                                         owner: observation.ownerID, reason: reason, callSite: callSite))
         }
-        if removed.isEmpty {
+        // Removed nothing at all: the call itself (a removal by a name never observed is a typo).
+        if removed.isEmpty && held.isEmpty {
             bus.record(.observerRemoved(observer: nil, message: message, owner: ownerID, reason: reason,
                                         callSite: callSite))
         }
@@ -276,7 +280,7 @@ public final class RecordingNotificationCenter: Sendable {
         if let known = owners.withLock({ $0[key] }), known.bus === bus {
             if known.ref.object === object { return known.id }
             // No live reference and none can be made: `object` is in its deinit, the one recorded.
-            weak var probe = object
+            weak let probe = object
             if known.ref.object == nil && probe == nil { return known.id }
         }
         let id = bus.ownerID(of: object)
