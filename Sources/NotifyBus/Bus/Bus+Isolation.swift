@@ -216,7 +216,7 @@ enum MainActorCheck {
     /// conversion `assumeIsolated` makes after its check. Debug builds (the tests) keep the runtime's
     /// check, so that a wrong answer of ``isCurrent`` traps there.
     @inline(__always)
-    static func call<M>(_ handler: @escaping @MainActor @Sendable (M) -> Void, with message: M) {
+    static func call<M: Sendable>(_ handler: @escaping @MainActor @Sendable (M) -> Void, with message: M) {
         #if DEBUG
         MainActor.assumeIsolated { handler(message) }
         #else
