@@ -13,7 +13,7 @@ struct TraceCtl: ParsableCommand {
             Exit codes:
               0   success
               1   findings only: leaks, a divergence (replay, diff), problems (verify)
-              3   the session crashed or was cut short: the report covers only what was recorded (leaks, verify)
+              3   the session crashed or was cut short: only what was recorded is reported
               64  usage error: a bad option, query or output path
               65  not a valid scenario, trace or baseline, or a damaged trace
               66  an input file missing, a directory, or unopenable

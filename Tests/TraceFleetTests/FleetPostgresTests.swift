@@ -131,7 +131,9 @@ struct FleetPostgresTests {
         var address = try FleetStoreAddress(TestServer.url)
         address.port = 1
         await #expect {
-            _ = try await FleetStore.connect(address)
+            // Closed if it unexpectedly connects: PostgresNIO traps on a connection dropped open.
+            let store = try await FleetStore.connect(address)
+            await store.close()
         } throws: { error in
             guard let error = error as? FleetError else { return false }
             return error.kind == .serverUnavailable && !error.message.contains("\n") && FleetExit.code(for: error) == 76
@@ -143,7 +145,9 @@ struct FleetPostgresTests {
         var address = try FleetStoreAddress(TestServer.url)
         address.password = "wrong-\(UUID().uuidString)"
         await #expect {
-            _ = try await FleetStore.connect(address)
+            // Closed if it unexpectedly connects: PostgresNIO traps on a connection dropped open.
+            let store = try await FleetStore.connect(address)
+            await store.close()
         } throws: { error in
             (error as? FleetError)?.kind == .serverUnavailable && !(error as! FleetError).message.contains(address.password!)
         }

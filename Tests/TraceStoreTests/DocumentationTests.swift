@@ -9,13 +9,14 @@ import Testing
     @Test func traceFormatExampleQueriesRun() async throws {
         let text = try String(contentsOf: repositoryFile("docs/TRACE_FORMAT.md"), encoding: .utf8)
         let blocks = text.components(separatedBy: "```sql\n").dropFirst().map { $0.components(separatedBy: "```")[0] }
-        #expect(blocks.count == 5)
+        #expect(blocks.count == 6)
         let demo = try TraceReader(path: fixture("demo"))
         let dir = try TemporaryDirectory()
         try await recordQueuedDeliveries(at: dir.file("queued.trace"))
         let queued = try TraceReader(path: dir.file("queued.trace"))
         for sql in blocks {
-            let reader = sql.contains("kind = 14") ? queued : demo
+            // The metadata example needs a schema-6 trace; the demo fixture is older.
+            let reader = sql.contains("kind = 14") || sql.contains("session_meta") ? queued : demo
             var rows = 0
             try reader.query(sql, columns: { _ in }, row: { _ in rows += 1 })
             #expect(rows > 0, "no rows from:\n\(sql)")

@@ -32,7 +32,7 @@ extension TraceCtl {
                   tracectl report traces/
                   tracectl report 'ci/**/*.trace' --since-build 2417 --format html > fleet.html
                   tracectl report traces/ --baseline leaks-baseline.json --format json
-                  tracectl report --from postgresql://ci@db.example/notifybus --since-build 2417
+                  tracectl report --from postgresql://ci@db.example/nb --since-build 2417
                 """
         )
 
@@ -112,7 +112,8 @@ extension TraceCtl {
 
                 EXAMPLES:
                   tracectl push traces/ --to postgresql://ci:secret@db.example/notifybus
-                  PGHOST=db.example PGUSER=ci tracectl push 'build-2417/*.trace' --to postgresql:///notifybus
+                  PGHOST=db.example PGUSER=ci \\
+                    tracectl push 'build-2417/*.trace' --to postgresql:///notifybus
                 """
         )
 
