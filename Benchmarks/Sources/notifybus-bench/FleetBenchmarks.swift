@@ -49,7 +49,7 @@ enum FleetBenchmarks {
 
     static func childCPU() -> Double {
         var usage = rusage()
-        getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+        getrusage(__rusage_who_t(RUSAGE_CHILDREN.rawValue), &usage)
         return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
     }
 
