@@ -189,9 +189,15 @@ func differences(_ actual: [ModelEvent], _ expected: [ModelEvent], applied: [Str
     }
 
     /// The model is not vacuous: generated sequences reach every kind of event it predicts.
-    @Test func generatedSequencesReachEveryRule() async {
+    /// Checked on sequences drawn from a fixed seed, so the answer is the same on every run
+    /// (a random draw once missed the rarest rule in CI). The generator reaches every rule well before the cap.
+    @Test func generatedSequencesReachEveryRule() {
         var seen: Set<String> = []
-        await propertyCheck(count: iterations(default: 150), input: stepCodes) { codes in
+        var random = Xoshiro(seed: (0x6E6F_7469_6679, 0x6275_73, 0x7275_6C65, 0x7365_6564))
+        var sequences = 0
+        while !Self.everyRule.isSubset(of: seen), sequences < 20_000 {
+            sequences += 1
+            let codes = (0..<Int.random(in: 1...60, using: &random)).map { _ in Int.random(in: 0...1_000_000, using: &random) }
             var model = BusModel(semantics: .modern)
             for (step, op) in codes.map(BusOp.init(code:)).enumerated() { _ = model.apply(op, step: step) }
             for event in model.events {
@@ -205,21 +211,17 @@ func differences(_ actual: [ModelEvent], _ expected: [ModelEvent], applied: [Str
                 case .delivered: seen.insert("delivered")
                 default: break
                 }
+                if case .removed(_, _, _, _, let callSite?) = event, callSite.file == "deinit" { seen.insert("removed in deinit") }
             }
         }
-        await propertyCheck(count: iterations(default: 150), input: stepCodes) { codes in
-            var model = BusModel(semantics: .modern)
-            for (step, op) in codes.map(BusOp.init(code:)).enumerated() { _ = model.apply(op, step: step) }
-            for case .removed(_, _, _, _, let callSite?) in model.events where callSite.file == "deinit" {
-                seen.insert("removed in deinit")
-            }
-        }
-        let expected: Set<String> = [
-            "removed in deinit",
-            "released kept by true", "released", "trapped unownedCapture", "skipped", "delivered",
-            "removed explicit", "removed tokenReleased", "removed ownerRemoved", "removed ownerSelectors", "removed ownerGone",
-            "unbalanced explicit", "unbalanced ownerSelectors",
-        ]
-        #expect(expected.subtracting(seen).isEmpty, "never generated: \(expected.subtracting(seen).sorted())")
+        #expect(Self.everyRule.subtracting(seen).isEmpty,
+                "never generated in \(sequences) sequences: \(Self.everyRule.subtracting(seen).sorted())")
     }
+
+    static let everyRule: Set<String> = [
+        "removed in deinit",
+        "released kept by true", "released", "trapped unownedCapture", "skipped", "delivered",
+        "removed explicit", "removed tokenReleased", "removed ownerRemoved", "removed ownerSelectors", "removed ownerGone",
+        "unbalanced explicit", "unbalanced ownerSelectors",
+    ]
 }
