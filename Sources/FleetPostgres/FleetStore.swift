@@ -12,17 +12,22 @@ import TraceStore
 /// session whole or absent.
 ///
 /// ```swift
-/// let store = try await FleetStore.connect(FleetStoreAddress("postgresql://ci@db/notifybus"))
-/// try await store.migrate()
-/// let added = try await store.push(session)
-/// try await store.close()
+/// let added = try await FleetStore.withConnection(to: FleetStoreAddress("postgresql://ci@db/notifybus")) { store throws(FleetError) in
+///     try await store.migrate()
+///     return try await store.push(session)
+/// }
 /// ```
+///
+/// ``withConnection(to:_:)`` closes the connection however `body` ends. A store from ``connect(_:)`` is
+/// closed by ``close()``; one released open is closed in the background rather than left to the server.
 public final class FleetStore: Sendable {
     public let address: FleetStoreAddress
     private let connection: PostgresConnection
     private let logger: Logger
     /// The month partitions of `findings` known to exist, so that each is checked once per connection.
     let partitions = Mutex<Set<String>>([])
+    /// Whether ``close()`` ran.
+    private let closed = Mutex(false)
 
     private init(address: FleetStoreAddress, connection: PostgresConnection, logger: Logger) {
         self.address = address
@@ -67,9 +72,32 @@ public final class FleetStore: Sendable {
         }
     }
 
-    /// Closes the connection.
+    /// Connects, runs `body` with the store, and closes the connection whether `body` returns or throws.
+    public static func withConnection<T: Sendable>(to address: FleetStoreAddress,
+                                                   _ body: (FleetStore) async throws(FleetError) -> T) async throws(FleetError) -> T {
+        let store = try await connect(address)
+        do throws(FleetError) {
+            let result = try await body(store)
+            await store.close()
+            return result
+        } catch {
+            await store.close()
+            throw error
+        }
+    }
+
+    /// Closes the connection. Closing twice does nothing more.
     public func close() async {
+        guard closed.withLock({ was in defer { was = true }; return !was }) else { return }
         try? await connection.close()
+    }
+
+    deinit {
+        // Released open (a throw between connect and close): close in the background. The task holds the
+        // connection until it is closed, so PostgresNIO never sees it released open.
+        if !closed.withLock({ $0 }) {
+            Task { [connection] in try? await connection.close() }
+        }
     }
 
     /// Creates the schema, or brings an older one up to ``FleetSchema/version``, in one transaction
@@ -166,7 +194,8 @@ public final class FleetStore: Sendable {
                 return true
             }
         }
-        if needsPartition { _ = partitions.withLock { $0.insert(partition.name) } }
+        // Only a push that wrote findings made the partition (one without findings returns before it).
+        if needsPartition && inserted && !session.findings.isEmpty { _ = partitions.withLock { $0.insert(partition.name) } }
         return inserted
     }
 
@@ -226,10 +255,19 @@ public final class FleetStore: Sendable {
     }
 
     /// Runs `body` on the connection, turning every failure into one line.
+    ///
+    /// `body` races the connection's closing: a query written after the server went away (PostgresNIO
+    /// drops the write, and its answer never comes) would otherwise wait forever, as a push did when the
+    /// server stopped before its COMMIT.
     private func run<T: Sendable>(_ doing: String,
-                                  _ body: (PostgresConnection, Logger) async throws -> T) async throws(FleetError) -> T {
+                                  _ body: @escaping @Sendable (PostgresConnection, Logger) async throws -> T) async throws(FleetError) -> T {
+        let (connection, logger) = (self.connection, self.logger)
         do {
-            return try await body(connection, logger)
+            return try await withCheckedThrowingContinuation { continuation in
+                let once = ResumeOnce(continuation)
+                Task { once.resume(with: await Result(catching: { try await body(connection, logger) })) }
+                connection.closeFuture.whenComplete { _ in once.resume(with: .failure(ConnectionClosed())) }
+            }
         } catch {
             throw Self.failure(error, address: address, doing: doing)
         }
@@ -281,5 +319,30 @@ extension FleetStore {
             }
             return value
         }
+    }
+}
+
+/// The connection closed (the server went away) before an operation's answer came.
+struct ConnectionClosed: Error, CustomStringConvertible {
+    var description: String { "the connection closed before the server answered" }
+}
+
+/// A continuation resumed by whichever of two racers comes first; the other's result is dropped.
+final class ResumeOnce<T: Sendable>: Sendable {
+    private let continuation: Mutex<CheckedContinuation<T, any Error>?>
+
+    init(_ continuation: CheckedContinuation<T, any Error>) {
+        self.continuation = Mutex(continuation)
+    }
+
+    func resume(with result: Result<T, any Error>) {
+        continuation.withLock { $0.take() }?.resume(with: result)
+    }
+}
+
+extension Result where Failure == any Error {
+    /// The result of an async throwing call.
+    init(catching body: () async throws -> Success) async {
+        do { self = .success(try await body()) } catch { self = .failure(error) }
     }
 }

@@ -49,20 +49,16 @@ struct Push: AsyncParsableCommand {
         do throws(FleetError) {
             let address = try FleetStoreAddress(to)
             let files = try FleetCollector.expand(paths)
-            let store = try await FleetStore.connect(address)
-            try await store.migrate()
-            let collected = FleetCollector.collect(files: files, workers: jobs ?? ProcessInfo.processInfo.activeProcessorCount)
-            for warning in collected.warnings {
-                FileHandle.standardError.write(Data("tracectl: warning: \(warning)\n".utf8))
+            let workers = jobs ?? ProcessInfo.processInfo.activeProcessorCount
+            let connections = connections
+            let (collected, outcome) = try await FleetStore.withConnection(to: address) { store throws(FleetError) in
+                try await store.migrate()
+                let collected = FleetCollector.collect(files: files, workers: workers)
+                for warning in collected.warnings {
+                    FileHandle.standardError.write(Data("tracectl: warning: \(warning)\n".utf8))
+                }
+                return (collected, try await store.push(collected.sessions, connections: connections))
             }
-            let outcome: FleetStore.PushOutcome
-            do throws(FleetError) {
-                outcome = try await store.push(collected.sessions, connections: connections)
-            } catch {
-                await store.close()
-                throw error
-            }
-            await store.close()
             let (added, present) = (outcome.added, outcome.present)
             print("pushed \(added) session\(added == 1 ? "" : "s") from \(collected.traces) trace\(collected.traces == 1 ? "" : "s") "
                   + "to \(address.description)" + (present > 0 ? " (\(present) already there)" : ""))
@@ -107,10 +103,7 @@ struct ServerReport: AsyncParsableCommand {
         do throws(FleetError) {
             let address = try FleetStoreAddress(from)
             let accepted = try baseline.map { path throws(FleetError) in try FleetReport.loadBaseline(path) }
-            let store = try await FleetStore.connect(address)
-            let sessions: [FleetSession]
-            do throws(FleetError) { sessions = try await store.sessions() } catch { await store.close(); throw error }
-            await store.close()
+            let sessions = try await FleetStore.withConnection(to: address) { store throws(FleetError) in try await store.sessions() }
             let report = try FleetReport(sessions: sessions, options: .init(
                 baseline: accepted, sinceBuild: sinceBuild, gap: gap, minSeverity: minSeverity.severity))
             let colored = isatty(STDOUT_FILENO) == 1 && (ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty

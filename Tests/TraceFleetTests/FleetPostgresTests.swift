@@ -66,24 +66,25 @@ enum TestServer {
         }
     }
 
+    /// Runs `command` with `/bin/sh` and waits for it. posix_spawn and waitpid, not Foundation's `Process`:
+    /// its `waitUntilExit` never returned for `pg_ctlcluster start` run from this async test.
     static func shell(_ command: String) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command]
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw FleetError(.server, "`\(command)` exited \(process.terminationStatus)")
+        var pid: pid_t = 0
+        let argv: [UnsafeMutablePointer<CChar>?] = ["/bin/sh", "-c", command].map { (word: String) in strdup(word) } + [nil]
+        defer { argv.forEach { free($0) } }
+        let spawned = posix_spawn(&pid, "/bin/sh", nil, nil, argv, environ)
+        guard spawned == 0 else { throw FleetError(.server, "`\(command)` did not start: \(String(cString: strerror(spawned)))") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        // WIFEXITED and WEXITSTATUS, which Swift does not import.
+        let exited = status & 0x7F == 0, code = (status >> 8) & 0xFF
+        guard exited && code == 0 else {
+            throw FleetError(.server, "`\(command)` " + (exited ? "exited \(code)" : "was killed by signal \(status & 0x7F)"))
         }
     }
 }
 
-// Opt-in until pushingTwiceChangesNothing is mended: on the merged main it threw between connect and
-// close, and PostgresNIO traps on a connection dropped open, which ended the whole test process.
-@Suite(.serialized,
-       .enabled(if: ProcessInfo.processInfo.environment["NOTIFYBUS_PG_TESTS"] == "1",
-                "set NOTIFYBUS_PG_TESTS=1 to run the PostgreSQL store tests (they need a server: .ci/run starts one)"),
-       .enabled(if: TestServer.isReachable, TestServer.skipReason))
+@Suite(.serialized, .timeLimit(.minutes(2)), .enabled(if: TestServer.isReachable, TestServer.skipReason))
 struct FleetPostgresTests {
     @Test func pushingTwiceChangesNothing() async throws {
         let directory = try TemporaryDirectory()
@@ -130,6 +131,21 @@ struct FleetPostgresTests {
                 #expect(a.json(source: "same") == b.json(source: "same"))
             }
         }
+    }
+
+    /// A store released open (a throw between connect and close) closes itself: PostgresNIO asserts on a
+    /// connection released open, which would end this test process.
+    @Test func aStoreReleasedOpenClosesItself() async throws {
+        let address = try FleetStoreAddress(TestServer.url)
+        for _ in 0..<3 {
+            let store = try await FleetStore.connect(address)
+            #expect(try await store.count("SELECT 1") == 1)
+        }
+        // And one closed by withConnection after its body threw.
+        await #expect(throws: FleetError.self) {
+            try await FleetStore.withConnection(to: address) { store throws(FleetError) in try await store.execute("SELECT nonsense FROM nowhere") }
+        }
+        try await Task.sleep(for: .milliseconds(200))
     }
 
     @Test func aServerThatIsNotThereIsOneLineAndCode76() async throws {
