@@ -335,10 +335,53 @@ struct BodyWalker {
             if name == "$0" || name.hasPrefix("$") { return collectionAround(node).map { .collection($0) } ?? .unknown(name) }
             if let collection = loopCollection(named: name, from: node) { return .collection(collection) }
             if localRegistrations[name] != nil { return .unknown(name) }
+            // `if let observer = token { center.removeObserver(observer) }`: the property it unwraps.
+            if let property = Self.property(boundTo: name, around: node) { return .token(property) }
             return .token(name)
         }
         if let property = Self.propertyName(inner) { return .token(property) }
         return .unknown(Self.short(expression.trimmedDescription))
+    }
+
+    /// The property a local of the enclosing function stands for: `if let observer = token`,
+    /// `guard let observer = self.token`, `let observer = token`; `nil` when none binds `name`.
+    static func property(boundTo name: String, around node: Syntax) -> String? {
+        var current = node.parent
+        var scope: Syntax?
+        while let here = current {
+            if here.is(FunctionDeclSyntax.self) || here.is(DeinitializerDeclSyntax.self) || here.is(InitializerDeclSyntax.self)
+                || here.is(AccessorDeclSyntax.self) || here.is(ClosureExprSyntax.self) {
+                scope = here
+                break
+            }
+            current = here.parent
+        }
+        guard let scope else { return nil }
+        final class Binding: SyntaxVisitor {
+            let name: String
+            var property: String?
+            init(_ name: String) {
+                self.name = name
+                super.init(viewMode: .sourceAccurate)
+            }
+            override func visit(_ node: OptionalBindingConditionSyntax) -> SyntaxVisitorContinueKind {
+                if property == nil, node.pattern.as(IdentifierPatternSyntax.self)?.identifier.text == name,
+                   let value = node.initializer?.value, let bound = BodyWalker.propertyName(value), bound != name {
+                    property = bound
+                }
+                return .visitChildren
+            }
+            override func visit(_ node: PatternBindingSyntax) -> SyntaxVisitorContinueKind {
+                if property == nil, node.pattern.as(IdentifierPatternSyntax.self)?.identifier.text == name,
+                   let value = node.initializer?.value, let bound = BodyWalker.propertyName(value), bound != name {
+                    property = bound
+                }
+                return .visitChildren
+            }
+        }
+        let finder = Binding(name)
+        finder.walk(scope)
+        return finder.property
     }
 
     /// `collection.forEach { … $0 … }` around `node`.
@@ -431,6 +474,8 @@ struct BodyWalker {
     /// The receiver's text and the method name of a call: `("NotificationCenter.default", "addObserver")`.
     static func calledName(_ called: ExprSyntax) -> (String?, String?) {
         if let member = called.as(MemberAccessExprSyntax.self) {
+            // `.init(…)`, `.make(…)`: an implicit member of a type, never a call on `self`.
+            guard member.base != nil else { return (".", member.declName.baseName.text) }
             var base = member.base.map { $0.trimmedDescription }
             if let text = base, text.hasSuffix("?") || text.hasSuffix("!") { base = String(text.dropLast()) }
             return (base, member.declName.baseName.text)

@@ -285,6 +285,20 @@ struct ObserverModel {
         ("deinit", ["deinit"]),
     ]
 
+    /// Whether a condition of `didMoveToWindow`, `willMove(toWindow:)`, `willMove(toSuperview:)` or
+    /// `didMoveToSuperview` holds when the view is leaving: `window == nil`, `nil == newSuperview`, or the
+    /// `else` of `window != nil` / `if let window`. (UIKit also calls `willMove(toSuperview: nil)` when the
+    /// superview is deallocated: leaving all the same.)
+    static func isLeavingCondition(_ condition: String) -> Bool {
+        let negated = condition.hasPrefix("else")
+        let text = condition.lowercased().replacingOccurrences(of: " ", with: "")
+        guard text.contains("window") || text.contains("superview") else { return false }
+        let isNil = text.contains("==nil") || text.contains("nil==")
+        let notNil = text.contains("!=nil") || text.contains("nil!=") || text.contains("letwindow") || text.contains("letnewwindow")
+            || text.contains("letsuperview") || text.contains("letnewsuperview")
+        return negated ? notNil : isNil
+    }
+
     private func model(_ name: String) -> TypeModel? {
         let chain = chain(of: name)
         guard let own = chain.first else { return nil }
@@ -324,23 +338,43 @@ struct ObserverModel {
                         expand(method, holder: decl, chain: chain, conformed: conformed, via: [], into: &expansion, depth: 0)
                     }
                 }
+                // `awakeFromNib` runs after `init(coder:)` only (an object from a nib or storyboard), never
+                // after `init(frame:)`: the two are one way to make the object, the other initializers others.
+                var awake: Expansion?
+                if let (method, decl) = find("awakeFromNib", labels: nil, in: decls) {
+                    var expanded = Expansion()
+                    expand(method, holder: decl, chain: chain, conformed: conformed, via: [], into: &expanded, depth: 0)
+                    awake = expanded
+                }
+                func joined(_ a: Expansion, _ b: Expansion?) -> Expansion {
+                    guard let b else { return a }
+                    var both = a
+                    both.reached += b.reached
+                    both.visitedMethods.formUnion(b.visitedMethods)
+                    both.unresolvedCalls += b.unresolvedCalls
+                    return both
+                }
                 var best: Expansion?
+                var declaresCoder = false
                 for decl in decls where decl.kind != .protocol {
                     for method in decl.methods where method.name == "init" {
                         var candidate = Expansion()
                         expand(method, holder: decl, chain: chain, conformed: conformed, via: [], into: &candidate, depth: 0)
+                        if method.labels == ["coder"] {
+                            declaresCoder = true
+                            candidate = joined(candidate, awake)
+                        }
                         if best == nil || candidate.reached.count > best!.reached.count { best = candidate }
                     }
                     if best != nil { break }   // the most derived class that declares an initializer
                 }
-                if let best {
-                    expansion.reached += best.reached
-                    expansion.visitedMethods.formUnion(best.visitedMethods)
-                    expansion.unresolvedCalls += best.unresolvedCalls
+                if !declaresCoder, let awake, best == nil || awake.reached.count > best!.reached.count {
+                    // The inherited `init(coder:)`, then `awakeFromNib`.
+                    best = awake
                 }
-                if let (method, decl) = find("awakeFromNib", labels: nil, in: decls) {
-                    expand(method, holder: decl, chain: chain, conformed: conformed, via: [], into: &expansion, depth: 0)
-                }
+                if let best { expansion = joined(expansion, best) }
+                // Considered either way: its registrations are not "reached by no lifecycle method".
+                if let awake { expansion.visitedMethods.formUnion(awake.visitedMethods) }
             } else if moment == "deinit" {
                 // Every class's deinit runs, most derived first.
                 for decl in chain {
@@ -359,9 +393,7 @@ struct ObserverModel {
                 var entering: [Reached] = [], leaving: [Reached] = []
                 for reached in expansion.reached {
                     let conditions = reached.conditions
-                    let leaves = conditions.contains { ($0.contains("window == nil") || $0.contains("Window == nil")) && !$0.hasPrefix("else") }
-                        || conditions.contains { ($0.contains("window != nil") || $0.contains("Window != nil") || $0.contains("let window")
-                                                 || $0.contains("let newWindow")) && $0.hasPrefix("else") }
+                    let leaves = conditions.contains(where: Self.isLeavingCondition)
                     if leaves { leaving.append(reached) } else { entering.append(reached) }
                 }
                 moments["enterWindow"] = entering

@@ -27,7 +27,7 @@ public struct ScanFinding: Sendable, Hashable {
     /// The journeys that showed it.
     public var journeys: [String]
     /// Why the severity was lowered, if it was.
-    public var lowered: String?
+    public var lowered: String? = nil
     /// The same as ``LeakFinding/fingerprint``: rule, notification, type and source line, hashed.
     public var fingerprint: String
 
@@ -70,7 +70,11 @@ public struct ScanFinding: Sendable, Hashable {
             return nil
         }
         rule = finding.rule
-        severity = finding.rule.severity
+        // The finding's own severity: an activity message to a covered screen is a rule's severity lowered by one.
+        severity = finding.severity
+        if let lowered = finding.loweredSeverity {
+            self.lowered = "a \(lowered.rawValue): an activity message (background, foreground) reaching a covered screen is often meant"
+        }
         self.location = location
         type = builder.model.name
         if let registration, case .message(_, let written) = builder.resolve(registration.name) {
@@ -86,7 +90,6 @@ public struct ScanFinding: Sendable, Hashable {
         conditions = (aboutRemoval ? removal?.conditions : registration?.conditions) ?? []
         related = aboutRemoval ? (removal == nil ? nil : registration?.location) : removal?.location
         journeys = [journey]
-        lowered = nil
         if finding.rule == .duplicateRegistration, let message = finding.message,
            builder.origins.values.contains(where: { other in
                guard let fact = other.registration, !fact.conditions.isEmpty,

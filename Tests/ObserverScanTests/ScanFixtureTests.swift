@@ -141,6 +141,34 @@ func scanFindings(_ paths: [String], target: String? = nil) throws -> [String] {
         #expect(try scanFindings(["token-removed-under-wrong-name-fixed.swift"]) == [])
     }
 
+    /// A strong block keeps its screen alive, and so the screen's correct selector observers keep
+    /// hearing posts: only the block is reported (fixing it fixes them), and an activity message to the
+    /// covered screen is a note, one below the rule (Pocket Casts' tab bar controller, docs/SCAN.md).
+    @Test func aStrongBlockIsReportedAloneNotTheSelectorsItKeepsAlive() throws {
+        #expect(try scanFindings(["strong-block-beside-selectors.swift"]) == [
+            "delivery-while-offscreen strong-block-beside-selectors.swift:13",
+            "block-retains-owner strong-block-beside-selectors.swift:15",
+            "delivery-after-owner-gone strong-block-beside-selectors.swift:15",
+            "observer-outlives-owner strong-block-beside-selectors.swift:15",
+        ])
+        let report = try ObserverScan.scan(ScanOptions(paths: [fixtures + "/strong-block-beside-selectors.swift"], sourceRoot: fixtures))
+        #expect(report.findings.first?.severity == .note && report.findings.first?.lowered != nil)
+        #expect(try scanFindings(["strong-block-beside-selectors-fixed.swift"]) == [])
+    }
+
+    /// Correct code that the scan once reported (docs/SCAN.md, the large apps' review): a token removed
+    /// through a local that unwraps it, a view that leaves when `nil == newSuperview`, a cell made from code
+    /// or a nib (`awakeFromNib` follows `init(coder:)` only), and an implicit `.init(…)` that is no `self.init`.
+    @Test(arguments: ["token-unwrapped-into-local-fixed.swift", "superview-leave-fixed.swift",
+                      "nib-or-code-initializer-fixed.swift", "implicit-member-init-fixed.swift"])
+    func correctCodeOnceMisreadGivesNothing(file: String) throws {
+        for target in ["8.0", "17.0"] {
+            let report = try ObserverScan.scan(ScanOptions(paths: [fixtures + "/" + file], sourceRoot: fixtures, deploymentTarget: target))
+            #expect(report.findings.isEmpty, "\(file) at \(target): \(report.findings.map(\.text))")
+            #expect(report.notes.isEmpty, "\(file) at \(target): \(report.notes.map(\.text))")
+        }
+    }
+
     @Test func everyFixedTwinGivesNoNoteEither() throws {
         let files = try FileManager.default.contentsOfDirectory(atPath: fixtures).filter { $0.hasSuffix("-fixed.swift") || $0.hasSuffix("-fixed") }
         #expect(files.count >= 15)
