@@ -1,0 +1,34 @@
+import Foundation
+@testable import NotifyBus
+import Testing
+
+/// `MainActorCheck` caches each thread's "am I the main thread" answer: the cached answer must be
+/// the thread's, on every thread, however often it is asked.
+@Suite struct MainActorCheckTests {
+    @Test func eachThreadKeepsItsOwnAnswer() async {
+        final class Answers: @unchecked Sendable {
+            // Written by the threads below before `done` is signalled, read after.
+            var values: [[Bool]] = Array(repeating: [], count: 4)
+        }
+        let answers = Answers()
+        let done = DispatchGroup()
+        for index in 0..<4 {
+            done.enter()
+            Thread.detachNewThread {
+                answers.values[index] = (0..<3).map { _ in MainActorCheck.isMainThread }
+                    + [Thread.isMainThread, MainActorCheck.isCurrent]
+                done.leave()
+            }
+        }
+        done.wait()
+        for values in answers.values { #expect(values == [false, false, false, false, false]) }
+    }
+
+    @MainActor @Test func theMainActorIsCurrentOnTheMainActor() {
+        // Swift Testing runs this on the main actor: the main thread, or the thread draining the
+        // main queue once the main thread handed it over.
+        #expect(MainActorCheck.isCurrent)
+        #expect(MainActorCheck.isMainThread == Thread.isMainThread)
+        #expect(MainActorCheck.isMainThread == Thread.isMainThread)
+    }
+}
