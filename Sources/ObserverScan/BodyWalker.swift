@@ -47,6 +47,17 @@ struct BodyWalker {
             conditions.removeLast()
             return
         }
+        if let statements = node.as(CodeBlockItemListSyntax.self) {
+            // What follows `guard c else { return }` (or `if !c { return }`) in a block runs only when the
+            // exit was not taken: it stands under that condition too.
+            let depthBefore = conditions.count
+            for item in statements {
+                walk(Syntax(item), depth: depth + 1)
+                if let exit = Self.earlyExitCondition(item.item) { conditions.append(exit) }
+            }
+            conditions.removeLast(conditions.count - depthBefore)
+            return
+        }
         if let switchCase = node.as(SwitchCaseSyntax.self) {
             conditions.append(Self.short(switchCase.label.trimmedDescription))
             for statement in switchCase.statements { walk(Syntax(statement), depth: depth + 1) }
@@ -59,6 +70,32 @@ struct BodyWalker {
             assignment(sequence)
         }
         for child in node.children(viewMode: .sourceAccurate) { walk(child, depth: depth + 1) }
+    }
+
+    /// The condition the statements after `item` stand under when `item` is an early exit:
+    /// `guard c else { return }` gives `guard c`, `if c { return }` (no `else`) gives `else of if c`.
+    static func earlyExitCondition(_ item: CodeBlockItemSyntax.Item) -> String? {
+        func exits(_ block: CodeBlockSyntax) -> Bool {
+            guard let last = block.statements.last?.item else { return false }
+            if let statement = last.as(StmtSyntax.self) {
+                return statement.is(ReturnStmtSyntax.self) || statement.is(ThrowStmtSyntax.self)
+                    || statement.is(ContinueStmtSyntax.self) || statement.is(BreakStmtSyntax.self)
+            }
+            if let expression = last.as(ExpressionStmtSyntax.self)?.expression ?? last.as(ExprSyntax.self),
+               let call = expression.as(FunctionCallExprSyntax.self) {
+                return ["fatalError", "preconditionFailure"].contains(call.calledExpression.trimmedDescription)
+            }
+            return false
+        }
+        if let guardStmt = item.as(StmtSyntax.self)?.as(GuardStmtSyntax.self) {
+            return "guard \(short(guardStmt.conditions.trimmedDescription))"
+        }
+        let ifExpr = item.as(ExprSyntax.self)?.as(IfExprSyntax.self)
+            ?? item.as(StmtSyntax.self)?.as(ExpressionStmtSyntax.self)?.expression.as(IfExprSyntax.self)
+        if let ifExpr, ifExpr.elseBody == nil, exits(ifExpr.body) {
+            return "else of if \(short(ifExpr.conditions.trimmedDescription))"
+        }
+        return nil
     }
 
     static func short(_ text: String) -> String {

@@ -1,3 +1,4 @@
+import Foundation
 public import TraceStore
 import NotifyBus
 
@@ -54,6 +55,17 @@ public struct ScanFinding: Sendable, Hashable {
         return parts.joined(separator: " ")
     }
 
+    /// Whether a registration stands under "its own property is nil" (`guard token == nil`,
+    /// `if self.token == nil`, or after `if token != nil { return }`): the register-once idiom.
+    static func registersOnce(_ registration: RegistrationFact) -> Bool {
+        guard case .property(let property) = registration.destination else { return false }
+        let forms = ["guard\(property)==nil", "guardself.\(property)==nil", "if\(property)==nil", "ifself.\(property)==nil",
+                     "elseofif\(property)!=nil", "elseofifself.\(property)!=nil", "guardnil==\(property)", "ifnil==\(property)"]
+        return registration.conditions.contains { condition in
+            forms.contains(condition.replacingOccurrences(of: " ", with: ""))
+        }
+    }
+
     /// A rule finding of a recorded journey, mapped back to the scanned source; `nil` for a finding
     /// about the journeys' own screens (which observe nothing) or one the scan knows misfires.
     init?(_ finding: LeakFinding, builder: ScenarioBuilder, journey: String) {
@@ -108,6 +120,15 @@ public struct ScanFinding: Sendable, Hashable {
             severity = .warning
             lowered = "a warning: no screen of the scanned code keeps a \(type), so its lifetime is a guess; "
                 + "if it lives as long as the app, this is no leak"
+        }
+        if !aboutRemoval, let registration, Self.registersOnce(registration), severity > .note,
+           [.duplicateRegistration, .observerOutlivesOwner, .deliveryAfterOwnerGone].contains(finding.rule) {
+            // `guard token == nil else { return }` before `token = center.addObserver(…)`: the code keeps it
+            // to one registration, which the journeys (a second appearance) cannot tell, as they do not
+            // evaluate conditions. What they show may be only that second registration.
+            severity = .note
+            lowered = "a note: the registration is guarded by its own property being nil, which keeps it to one; "
+                + "the scan does not evaluate conditions"
         }
         if finding.rule == .removalMissesObserver, finding.observerKind == nil, builder.model.hasUnresolved {
             severity = .note

@@ -169,6 +169,17 @@ func scanFindings(_ paths: [String], target: String? = nil) throws -> [String] {
         }
     }
 
+    /// `guard token == nil else { return }` keeps a registration to one, which the journeys cannot
+    /// evaluate: what a second appearance shows of it is a note, never an error.
+    @Test func aRegistrationGuardedByItsOwnPropertyIsNeverMoreThanANote() throws {
+        let report = try ObserverScan.scan(ScanOptions(paths: [fixtures + "/guarded-registration.swift"], sourceRoot: fixtures))
+        #expect(!report.findings.isEmpty)
+        for finding in report.findings {
+            #expect(finding.severity == .note, "\(finding.text)")
+            #expect(finding.conditions == ["guard keyboardObserver == nil"])
+        }
+    }
+
     @Test func everyFixedTwinGivesNoNoteEither() throws {
         let files = try FileManager.default.contentsOfDirectory(atPath: fixtures).filter { $0.hasSuffix("-fixed.swift") || $0.hasSuffix("-fixed") }
         #expect(files.count >= 15)

@@ -389,12 +389,23 @@ public struct LeakAnalyzer {
         observer.kind == .selector && configuration.selectorSemantics == .modern
     }
 
+    /// A selector observer whose owner's only other registrations of the name are selectors with other
+    /// selectors: Foundation calls each method once per post, as the code asks (rules table: two
+    /// selectors for one name are not a duplicate).
+    private func isSecondSelector(_ added: TraceState.Observer) -> Bool {
+        guard added.kind == .selector, let handler = added.handler, let owner = added.owner else { return false }
+        return state.observers(ownedBy: owner).allSatisfy { other in
+            other.message != added.message || other.sender != added.sender
+                || (other.kind == .selector && other.handler != nil && other.handler != handler)
+        }
+    }
+
     private mutating func checkDuplicates(_ event: RecordedEvent) {
         guard let new = event.observer, let owner = event.owner else { return }
         let added = TraceState.Observer(id: new, message: event.message, owner: owner, sender: event.sender,
                                         callSite: event.callSite ?? "?", addedAt: event.seq,
                                         kind: event.observerKind ?? .token, capture: event.capture, handler: event.handler)
-        if state.isRegistered(owner: owner, message: added.message, sender: added.sender) {
+        if state.isRegistered(owner: owner, message: added.message, sender: added.sender), !isSecondSelector(added) {
             findings.append(make(.duplicateRegistration, observer: added, seq: event.seq))
             return
         }
