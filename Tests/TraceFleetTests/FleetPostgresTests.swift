@@ -1,5 +1,6 @@
 import FleetPostgres
 import Foundation
+import Synchronization
 import Testing
 import TestSupport
 import TraceFleet
@@ -185,17 +186,24 @@ struct FleetPostgresTests {
             try await store.migrate()
             try await store.push(sessions[0])
             // The second session's rows are written; the server stops before its COMMIT.
+            let stopped = Atomic<Bool>(false)
             await #expect {
                 try await store.push(sessions[1], beforeCommit: {
                     try? TestServer.shell(TestServer.stopCommand)
+                    stopped.store(true, ordering: .releasing)
                 })
             } throws: { error in
                 (error as? FleetError)?.kind == .serverUnavailable
             }
             await store.close()
-            try TestServer.shell(TestServer.startCommand)
+            // The push fails as soon as the connection closes, which can be before the stop command
+            // returns: starting the server while it is still being stopped fails.
+            while !stopped.load(ordering: .acquiring) { try await Task.sleep(for: .milliseconds(20)) }
+            // Debian's pg_ctlcluster can report a failed start after an immediate stop while the server is
+            // still recovering and then comes up: what counts is that it answers below.
+            try? TestServer.shell(TestServer.startCommand)
             var again: FleetStore?
-            for _ in 0..<50 where again == nil {
+            for _ in 0..<150 where again == nil {
                 again = try? await FleetStore.connect(address)
                 if again == nil { try await Task.sleep(for: .milliseconds(100)) }
             }
