@@ -12,7 +12,8 @@ typealias AppCenter = RecordingNotificationCenter
 let keyboardWillShowName = Notification.Name("UIKeyboardWillShowNotification")
 let cartDidChangeName = Notification.Name("CartDidChange")
 
-/// A SF-0011 typed message the app posts about its cart.
+/// A SF-0011 typed message the app posts about its cart (SF-0011 is new in the OS 26 releases).
+@available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *)
 struct CartDidChange: NotificationCenter.MainActorMessage, Codable {
     typealias Subject = AnyObject
     var count: Int
@@ -62,6 +63,7 @@ final class CartScreen {
 }
 
 /// Observes a typed message, but drops the token at once.
+@available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *)
 @MainActor final class BadgeView {
     var count = 0
     func attach(to center: AppCenter) {
@@ -70,6 +72,7 @@ final class CartScreen {
 }
 
 /// Keeps its typed token: hears every post.
+@available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *)
 @MainActor final class TotalsView {
     var total = 0
     var token: NotificationCenter.ObservationToken?
@@ -87,6 +90,7 @@ private func keyboardInfo(height: Double) -> [AnyHashable: Any] {
 }
 
 /// Runs the program: screens come and go, the keyboard shows, the cart changes.
+@available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *)
 @MainActor
 func runLegacyApp(center: AppCenter, moves: Log<Double>, seen: Log<String>) -> (badge: Int, total: Int) {
     var checkout: CheckoutScreen? = CheckoutScreen(center: center, moves: moves)
@@ -112,6 +116,7 @@ func runLegacyApp(center: AppCenter, moves: Log<Double>, seen: Log<String>) -> (
 // MARK: - Tests
 
 @Suite struct RecordingNotificationCenterTests {
+    @available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *)
     @MainActor @Test func aLegacyProgramIsRecordedBySwappingTheCenterWithTheExpectedFindings() throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("legacy.trace")
@@ -192,6 +197,7 @@ func runLegacyApp(center: AppCenter, moves: Log<Double>, seen: Log<String>) -> (
         #expect(rejected == ["UIKeyboardWillShowNotification"])
     }
 
+    @available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *)
     @MainActor @Test func aTypedTokenReleasedOrRemovedIsRecordedAsFoundationTreatsIt() throws {
         let sink = MemoryTraceSink()
         let bus = Bus(sink: sink)
