@@ -2,6 +2,7 @@ import Foundation
 import NotifyBus
 
 /// SF-0011's typed message, the counterpart of ``Tick`` for `NotificationCenter.MainActorMessage`.
+@available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *)
 struct TickMessage: NotificationCenter.MainActorMessage {
     typealias Subject = AnyObject
     var n: Int
@@ -9,6 +10,7 @@ struct TickMessage: NotificationCenter.MainActorMessage {
 
 /// `@MainActor` observers against SF-0011's `MainActorMessage` and the legacy block API, on this
 /// toolchain's Foundation (swift-corelibs-foundation, which ships SF-0011).
+@available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *)
 @MainActor
 enum MainActorBenchmarks {
     /// One `@MainActor` observer, posted to on the main actor: delivered synchronously by all three.
