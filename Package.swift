@@ -65,7 +65,7 @@ let package = Package(
         ]),
         // Swift sources → observer facts → scenario screens and objects → journeys → traces → the rules.
         .target(name: "ObserverScan", dependencies: [
-            "AppModel", "TraceStore", "NotifyBus",
+            "AppModel", "TraceStore", "NotifyBus", "ScenarioTrace",
             .product(name: "SwiftSyntax", package: "swift-syntax"),
             .product(name: "SwiftParser", package: "swift-syntax"),
         ]),

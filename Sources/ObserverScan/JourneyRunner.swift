@@ -1,6 +1,7 @@
 import AppModel
 import Foundation
 import NotifyBus
+import ScenarioTrace
 import TraceStore
 
 /// Records one class's journeys into a trace (one session per journey) and runs the leak rules
@@ -71,17 +72,7 @@ enum JourneyRunner {
         let recorder = try TraceRecorder(path: path, session: SessionInfo(
             name: scenario.name, app: "tracectl scan", scenario: String(decoding: data, as: UTF8.self),
             selectorSemantics: semantics))
-        let clock = ManualClock()
-        let bus = Bus(sink: recorder, clock: clock.traceClock, selectorSemantics: semantics)
-        let runner = ScenarioRunner(scenario: scenario, file: ScenarioBuilder.file, bus: bus, clock: clock)
-        do {
-            try runner.run()
-        } catch {
-            try? recorder.close()
-            throw error
-        }
-        bus.sweepReleasedOwners()
-        try withExtendedLifetime(runner) { () throws(TraceStoreError) in try recorder.close() }
+        try ScenarioRecording.run(scenario, file: ScenarioBuilder.file, closing: recorder, semantics: semantics)
         return recorder.sessionID
     }
 

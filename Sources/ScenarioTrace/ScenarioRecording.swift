@@ -1,6 +1,6 @@
 public import Foundation
-import AppModel
-import NotifyBus
+public import AppModel
+public import NotifyBus
 public import TraceStore
 
 /// Records a scenario file into a trace.
@@ -19,6 +19,26 @@ public enum ScenarioRecording {
 
     /// The app name stored with sessions recorded from scenarios.
     public static let appName = "NotifyBus lifecycle model"
+
+    /// Runs `scenario` through the lifecycle model on a bus recording into `recorder`, and closes the
+    /// recorder (also when a step fails, then rethrowing): the one way a scenario becomes a session,
+    /// shared by ``record(scenario:file:to:input:startedAt:metadata:)`` and `tracectl scan`'s journeys.
+    public static func run(_ scenario: Scenario, file: String, closing recorder: TraceRecorder,
+                           semantics: SelectorSemantics) throws {
+        let clock = ManualClock()
+        let bus = Bus(sink: recorder, clock: clock.traceClock, selectorSemantics: semantics)
+        let runner = ScenarioRunner(scenario: scenario, file: file, bus: bus, clock: clock)
+        do {
+            try runner.run()
+        } catch {
+            try? recorder.close()
+            throw error
+        }
+        // Record what the app released even when nothing was posted afterwards; close while
+        // the app model is alive, as a replay does, so neither records its teardown.
+        bus.sweepReleasedOwners()
+        try withExtendedLifetime(runner) { () throws(TraceStoreError) in try recorder.close() }
+    }
 
     /// Parses `data` as a scenario, runs it through the lifecycle model and
     /// records the session into `path`, replacing any file there.
@@ -47,19 +67,7 @@ public enum ScenarioRecording {
         let recorder = try TraceRecorder(path: temporary, session: SessionInfo(
             name: scenario.name, app: appName, scenario: String(decoding: data, as: UTF8.self), startedAt: startedAt,
             selectorSemantics: scenario.selectorSemantics, metadata: metadata))
-        let clock = ManualClock()
-        let bus = Bus(sink: recorder, clock: clock.traceClock, selectorSemantics: scenario.selectorSemantics)
-        let runner = ScenarioRunner(scenario: scenario, file: file, bus: bus, clock: clock)
-        do {
-            try runner.run()
-        } catch {
-            try? recorder.close()
-            throw error
-        }
-        // Record what the app released even when nothing was posted afterwards; close while
-        // the app model is alive, as a replay does, so neither records its teardown.
-        bus.sweepReleasedOwners()
-        try withExtendedLifetime(runner) { () throws(TraceStoreError) in try recorder.close() }
+        try run(scenario, file: file, closing: recorder, semantics: scenario.selectorSemantics)
         // A -wal left at the destination by a killed run would be read as part of the new file.
         TraceFiles.removeSideFiles(of: target)
         guard rename(temporary, target) == 0 else {
