@@ -10,6 +10,6 @@
 # machine run it again (uptime: a load average above the core count makes wall times meaningless).
 set -eu
 cd "$(dirname "$0")/.."
-swift build -c release --package-path Benchmarks
+swift build -c release --package-path Benchmarks --product notifybus-bench
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores" >&2
 exec Benchmarks/.build/release/notifybus-bench --markdown BENCHMARKS.md "$@"
