@@ -146,57 +146,8 @@ public final class FleetStore: Sendable {
     /// test stops the server there).
     @discardableResult
     package func push(_ session: FleetSession, beforeCommit: (@Sendable () async -> Void)?) async throws(FleetError) -> Bool {
-        let partition = FleetSchema.partition(of: session.startedAt)
-        let needsPartition = !partitions.withLock { $0.contains(partition.name) }
-        let inserted = try await run("pushing session \(session.uuid.uuidString.lowercased()) (\(session.trace)) to") { connection, logger in
-            try await connection.withTransaction(logger: logger) { connection -> Bool in
-                let extra = String(decoding: (try? JSONEncoder().encode(session.extra)) ?? Data("{}".utf8), as: UTF8.self)
-                let rows = try await connection.query("""
-                    INSERT INTO sessions(uuid, trace, session_id, name, app, app_version, build, os, device, test, extra,
-                                         started_at, state, events, duration_ns)
-                    VALUES (\(session.uuid), \(session.trace), \(session.sessionID), \(session.name), \(session.app),
-                            \(session.appVersion), \(session.build), \(session.os), \(session.deviceModel), \(session.testName),
-                            \(extra)::jsonb, \(session.startedAt), \(session.state.rawValue), \(Int64(session.events)),
-                            \(Int64(clamping: session.durationNanoseconds)))
-                    ON CONFLICT (uuid) DO NOTHING RETURNING 1
-                    """, logger: logger)
-                var added = false
-                for try await _ in rows.decode(Int.self) { added = true }
-                guard added else { return false }
-                guard !session.findings.isEmpty else {
-                    if let beforeCommit { await beforeCommit() }
-                    return true
-                }
-                if needsPartition {
-                    // Creating a partition takes a lock on `findings`; the advisory lock orders two pushes creating the same month.
-                    try await connection.query("SELECT pg_advisory_xact_lock(\(FleetSchema.lockKey))", logger: logger)
-                    try await connection.query(PostgresQuery(unsafeSQL: partition.create), logger: logger)
-                }
-                let findings = session.findings
-                try await connection.query("""
-                    INSERT INTO fingerprints(fingerprint, rule, severity, message, owner_type, call_site)
-                    SELECT f, r, s, CASE WHEN hm THEN m END, CASE WHEN ho THEN o END, c
-                    FROM unnest(\(findings.map(\.fingerprint))::text[], \(findings.map(\.rule))::text[],
-                                \(findings.map(\.severity.rawValue))::text[], \(findings.map { $0.message != nil })::bool[],
-                                \(findings.map { $0.message ?? "" })::text[], \(findings.map { $0.ownerType != nil })::bool[],
-                                \(findings.map { $0.ownerType ?? "" })::text[], \(findings.map(\.callSite))::text[])
-                         AS t(f, r, s, hm, m, ho, o, c)
-                    ON CONFLICT (fingerprint) DO NOTHING
-                    """, logger: logger)
-                try await connection.query("""
-                    INSERT INTO findings(started_at, session_uuid, fingerprint, count, deliveries, evidence)
-                    SELECT \(session.startedAt), \(session.uuid), f, c, d, string_to_array(e, ',')::bigint[]
-                    FROM unnest(\(findings.map(\.fingerprint))::text[], \(findings.map { Int64($0.count) })::bigint[],
-                                \(findings.map { Int64($0.deliveries) })::bigint[],
-                                \(findings.map { $0.evidence.map(String.init).joined(separator: ",") })::text[]) AS t(f, c, d, e)
-                    """, logger: logger)
-                if let beforeCommit { await beforeCommit() }
-                return true
-            }
-        }
-        // Only a push that wrote findings made the partition (one without findings returns before it).
-        if needsPartition && inserted && !session.findings.isEmpty { _ = partitions.withLock { $0.insert(partition.name) } }
-        return inserted
+        try await createPartitions(for: [session])
+        return try await pushBatch([session], beforeCommit: beforeCommit) == 1
     }
 
     /// Creates a month partition of `findings` (if missing) in a transaction of its own, under the advisory lock.
@@ -259,7 +210,7 @@ public final class FleetStore: Sendable {
     /// `body` races the connection's closing: a query written after the server went away (PostgresNIO
     /// drops the write, and its answer never comes) would otherwise wait forever, as a push did when the
     /// server stopped before its COMMIT.
-    private func run<T: Sendable>(_ doing: String,
+    func run<T: Sendable>(_ doing: String,
                                   _ body: @escaping @Sendable (PostgresConnection, Logger) async throws -> T) async throws(FleetError) -> T {
         let (connection, logger) = (self.connection, self.logger)
         do {

@@ -26,7 +26,7 @@ func fail(_ error: FleetError) -> Never {
 
 struct Push: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Store each session's summary in PostgreSQL, one transaction per session, idempotent by session UUID.")
+        abstract: "Store each session's summary in PostgreSQL, idempotent by session UUID; a session is never split across transactions.")
 
     @Argument(help: "Trace files, directories or globs.")
     var paths: [String]
@@ -37,11 +37,18 @@ struct Push: AsyncParsableCommand {
     @Option(help: "Files analysed at once (default: one per core).")
     var jobs: Int?
 
-    @Option(help: "Connections pushing at once, each session in its own transaction.")
-    var connections: Int = 4
+    @Option(help: "Connections pushing at once.")
+    var connections: Int = 2
+
+    @Option(help: "Sessions written per transaction (1: each session in its own).")
+    var batchSize: Int = FleetStore.defaultBatchSize
+
+    @Flag(help: "Print to standard error how long the analysis and the upload took.")
+    var timings = false
 
     func validate() throws {
         if connections < 1 { throw ValidationError("--connections must be 1 or more") }
+        if batchSize < 1 { throw ValidationError("--batch-size must be 1 or more") }
     }
 
     func run() async throws {
@@ -50,14 +57,27 @@ struct Push: AsyncParsableCommand {
             let address = try FleetStoreAddress(to)
             let files = try FleetCollector.expand(paths)
             let workers = jobs ?? ProcessInfo.processInfo.activeProcessorCount
-            let connections = connections
-            let (collected, outcome) = try await FleetStore.withConnection(to: address) { store throws(FleetError) in
+            let (connections, batchSize) = (connections, batchSize)
+            let clock = ContinuousClock()
+            let started = clock.now
+            let (collected, outcome, connect, analysis, upload) = try await FleetStore.withConnection(to: address) { store throws(FleetError) in
+                // Connected and migrated before the analysis: a server that is down fails the push at once.
                 try await store.migrate()
+                let analysed = clock.now
                 let collected = FleetCollector.collect(files: files, workers: workers)
                 for warning in collected.warnings {
                     FileHandle.standardError.write(Data("tracectl: warning: \(warning)\n".utf8))
                 }
-                return (collected, try await store.push(collected.sessions, connections: connections))
+                let uploaded = clock.now
+                let outcome = try await store.push(collected.sessions, batchSize: batchSize, connections: connections)
+                return (collected, outcome, analysed - started, uploaded - analysed, clock.now - uploaded)
+            }
+            if timings {
+                func seconds(_ duration: Duration) -> String {
+                    String(format: "%.3f s", Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
+                }
+                let line = "tracectl: timings: connect and migrate \(seconds(connect)), analysis \(seconds(analysis)), upload \(seconds(upload)) (\(collected.sessions.count) sessions)\n"
+                FileHandle.standardError.write(Data(line.utf8))
             }
             let (added, present) = (outcome.added, outcome.present)
             print("pushed \(added) session\(added == 1 ? "" : "s") from \(collected.traces) trace\(collected.traces == 1 ? "" : "s") "

@@ -120,7 +120,13 @@ struct FleetPostgresTests {
         try await TestServer.withDatabase { address in
             let store = try await FleetStore.connect(address)
             try await store.migrate()
-            for session in local.sessions { try await store.push(session) }
+            // In batches of two over two connections, each session given twice: every column the same as
+            // the files gave it (the NULLs too), each session once.
+            let outcome = try await store.push(local.sessions + local.sessions.reversed(), batchSize: 2, connections: 2)
+            #expect(outcome == .init(added: local.sessions.count, present: local.sessions.count))
+            let again = try await store.push(local.sessions, batchSize: 3, connections: 2)
+            #expect(again == .init(added: 0, present: local.sessions.count))
+            #expect(try await store.count("SELECT count(*) FROM findings") == local.sessions.map(\.findings.count).reduce(0, +))
             let remote = try await store.sessions()
             await store.close()
             #expect(Set(remote) == Set(local.sessions))
@@ -185,10 +191,10 @@ struct FleetPostgresTests {
             let store = try await FleetStore.connect(address)
             try await store.migrate()
             try await store.push(sessions[0])
-            // The second session's rows are written; the server stops before its COMMIT.
+            // The other sessions' rows are written, in one batch; the server stops before its COMMIT.
             let stopped = Atomic<Bool>(false)
             await #expect {
-                try await store.push(sessions[1], beforeCommit: {
+                try await store.push(Array(sessions.dropFirst()), batchSize: 100, connections: 1, beforeCommit: {
                     try? TestServer.shell(TestServer.stopCommand)
                     stopped.store(true, ordering: .releasing)
                 })
@@ -208,12 +214,11 @@ struct FleetPostgresTests {
                 if again == nil { try await Task.sleep(for: .milliseconds(100)) }
             }
             let store2 = try #require(again)
-            #expect(try await store2.count("SELECT count(*) FROM sessions WHERE uuid = '\(sessions[1].uuid)'") == 0)
-            #expect(try await store2.count("SELECT count(*) FROM findings WHERE session_uuid = '\(sessions[1].uuid)'") == 0)
-            // The next push of everything completes the session, exactly once.
-            var added = 0
-            for session in sessions where try await store2.push(session) { added += 1 }
-            #expect(added == sessions.count - 1)
+            #expect(try await store2.count("SELECT count(*) FROM sessions") == 1)
+            #expect(try await store2.count("SELECT count(*) FROM findings") == sessions[0].findings.count)
+            // The next push of everything completes the sessions, each exactly once.
+            let outcome = try await store2.push(sessions)
+            #expect(outcome == .init(added: sessions.count - 1, present: 1))
             for session in sessions {
                 #expect(try await store2.count("SELECT count(*) FROM sessions WHERE uuid = '\(session.uuid)'") == 1)
                 #expect(try await store2.count("SELECT count(*) FROM findings WHERE session_uuid = '\(session.uuid)'")

@@ -101,9 +101,10 @@ extension TraceCtl {
         static let configuration = CommandConfiguration(
             abstract: "Store each session's summary (metadata, findings by fingerprint, counts) in PostgreSQL.",
             discussion: """
-                Runs tracectl-fleet (postgres-nio lives there, not in tracectl). Each session goes in one transaction, \
-                keyed by its UUID: pushing the same trace twice changes nothing, and a push cut short leaves each \
-                session whole or absent. The schema (docs/FLEET.md) is created or migrated by the push. Credentials \
+                Runs tracectl-fleet (postgres-nio lives there, not in tracectl). Sessions are keyed by their UUID: \
+                pushing the same trace twice changes nothing. They are written --batch-size to a transaction \
+                (default 500), a session never split across two, so a push cut short leaves each session whole or \
+                absent and pushing again completes the rest. The schema (docs/FLEET.md) is created or migrated by the push. Credentials \
                 come from the URL or PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE; TLS is used when the server \
                 offers it (?sslmode=disable|prefer|require).
 
@@ -126,9 +127,21 @@ extension TraceCtl {
         @Option(help: "Files analysed at once (default: one per core).")
         var jobs: Int?
 
+        @Option(help: "Connections pushing at once (default 2).")
+        var connections: Int?
+
+        @Option(help: "Sessions written per transaction (default 500; 1: each session in its own).")
+        var batchSize: Int?
+
+        @Flag(help: "Print to standard error how long the analysis and the upload took.")
+        var timings = false
+
         func run() throws {
             var arguments = ["push"] + paths + ["--to", to]
             if let jobs { arguments += ["--jobs", String(jobs)] }
+            if let connections { arguments += ["--connections", String(connections)] }
+            if let batchSize { arguments += ["--batch-size", String(batchSize)] }
+            if timings { arguments.append("--timings") }
             Companion.exec("fleet", arguments: arguments)
         }
     }
