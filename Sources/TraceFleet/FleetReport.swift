@@ -122,7 +122,11 @@ public struct FleetReport: Sendable {
     /// - Throws: ``FleetError`` (`.invalidInput`) when `--since-build` names a build no session has.
     public init(sessions unordered: [FleetSession], warnings: [String] = [], options: Options = Options()) throws(FleetError) {
         // One order whatever the source: by start, then identity.
-        let sessions = unordered.sorted { ($0.startedAt, $0.uuid.uuidString) < ($1.startedAt, $1.uuid.uuidString) }
+        // Each UUID's text made once, not in every comparison.
+        let identities = unordered.map(\.uuid.uuidString)
+        let sessions = unordered.indices.sorted {
+            (unordered[$0].startedAt, identities[$0]) < (unordered[$1].startedAt, identities[$1])
+        }.map { unordered[$0] }
         self.warnings = warnings
         usesBaseline = options.baseline != nil
 
@@ -161,22 +165,26 @@ public struct FleetReport: Sendable {
             var lastSession: FleetSession
             var lastEvidence: [UInt64]
             var builds: Set<Int> = []
+
+            mutating func add(_ finding: FleetFinding, of session: FleetSession, buildIndex: Int?) {
+                traces.insert(session.trace)
+                sessions += 1
+                if session.state != .ended { incomplete += 1 }
+                findings += finding.count
+                deliveries += finding.deliveries
+                // Sessions come in start order: the last one seen is the newest.
+                lastSession = session
+                lastEvidence = finding.evidence
+                if let buildIndex { builds.insert(buildIndex) }
+            }
         }
         var rowsByFingerprint: [String: Accumulator] = [:]
         for session in sessions {
             for finding in session.findings where finding.severity >= options.minSeverity {
-                var entry = rowsByFingerprint[finding.fingerprint] ?? Accumulator(
+                // Changed in place: a copy taken out and stored back would copy its sets at every session.
+                rowsByFingerprint[finding.fingerprint, default: Accumulator(
                     first: finding, firstSession: session, lastSession: session, lastEvidence: finding.evidence)
-                entry.traces.insert(session.trace)
-                entry.sessions += 1
-                if session.state != .ended { entry.incomplete += 1 }
-                entry.findings += finding.count
-                entry.deliveries += finding.deliveries
-                // Sessions come in start order: the last one seen is the newest.
-                entry.lastSession = session
-                entry.lastEvidence = finding.evidence
-                if let build = session.build, let position = index[build] { entry.builds.insert(position) }
-                rowsByFingerprint[finding.fingerprint] = entry
+                ].add(finding, of: session, buildIndex: session.build.flatMap { index[$0] })
             }
         }
 
