@@ -15,7 +15,10 @@ enum JourneyRunner {
         var failure: String?
     }
 
-    static func run(_ model: ObserverModel.TypeModel, constants: [String: String?], folder: String,
+    /// Runs `model`'s journeys, each a session of the trace `folder` keeps for the type (one file per
+    /// type), or, with `folder` nil, recorded in memory and analysed there: the same events and the
+    /// same fold, without SQLite (`inMemoryJourneysFindWhatTheirTracesFind` holds the two together).
+    static func run(_ model: ObserverModel.TypeModel, constants: [String: String?], folder: String?,
                     semantics: SelectorSemantics) -> Outcome {
         let builder = ScenarioBuilder(model: model, constants: constants)
         var outcome = Outcome()
@@ -24,56 +27,60 @@ enum JourneyRunner {
         guard !builder.isEmpty, !model.isSingleton else { return outcome }
         outcome.modelled = true
         // The subject's name may repeat across modules: the qualified name's hash keeps files apart.
-        let path = folder + "/" + builder.subject + "-" + stableHash(model.name + "@" + model.location.file) + ".trace"
-        TraceFiles.remove(at: path)
-        var journeys: [Int64: (name: String, scenario: [String: Any])] = [:]
+        let path = folder.map { $0 + "/" + builder.subject + "-" + stableHash(model.name + "@" + model.location.file) + ".trace" }
+        if let path { TraceFiles.remove(at: path) }
+        var merged: [ScanFinding.Key: ScanFinding] = [:]
+        var order: [ScanFinding.Key] = []
         for journey in builder.journeys {
             let json = builder.scenario(journey)
+            var findings: [LeakFinding]
             do {
-                journeys[try record(json, into: path, semantics: semantics)] = (journey.name, json)
+                findings = try record(json, into: path, semantics: semantics)
+                if findings.contains(where: { $0.rule == .blockRetainsOwner }) {
+                    findings = try withoutCycleConsequences(findings, scenario: json, beside: path, semantics: semantics)
+                }
             } catch {
                 outcome.failure = "scan of \(model.name) (\(model.location)): journey '\(journey.name)' failed: \(error)"
                 return outcome
             }
-        }
-        do {
-            let reader = try TraceReader(path: path)
-            var merged: [ScanFinding.Key: ScanFinding] = [:]
-            var order: [ScanFinding.Key] = []
-            for session in try reader.sessions() {
-                let name = journeys[session.id]?.name ?? "?"
-                var findings = try LeakAnalyzer.analyze(reader, session: session.id)
-                if let scenario = journeys[session.id]?.scenario, findings.contains(where: { $0.rule == .blockRetainsOwner }) {
-                    findings = try withoutCycleConsequences(findings, scenario: scenario, beside: path, semantics: semantics)
-                }
-                for finding in findings {
-                    guard var found = ScanFinding(finding, builder: builder, journey: name) else { continue }
-                    if let existing = merged[found.key] {
-                        found = existing
-                        if !found.journeys.contains(name) { found.journeys.append(name) }
-                        merged[found.key] = found
-                    } else {
-                        merged[found.key] = found
-                        order.append(found.key)
-                    }
+            for finding in findings {
+                guard var found = ScanFinding(finding, builder: builder, journey: journey.name) else { continue }
+                if let existing = merged[found.key] {
+                    found = existing
+                    if !found.journeys.contains(journey.name) { found.journeys.append(journey.name) }
+                    merged[found.key] = found
+                } else {
+                    merged[found.key] = found
+                    order.append(found.key)
                 }
             }
-            outcome.findings = order.compactMap { merged[$0] }
-        } catch {
-            outcome.failure = "scan of \(model.name): cannot read its trace \(path): \(error)"
         }
+        outcome.findings = order.compactMap { merged[$0] }
         return outcome
     }
 
-    /// Records one journey's scenario as a new session of the trace at `path`; returns the session's id.
-    private static func record(_ json: [String: Any], into path: String, semantics: SelectorSemantics) throws -> Int64 {
+    /// Records one journey's scenario, as a new session of the trace at `path` or in memory, and
+    /// returns the session's findings.
+    private static func record(_ json: [String: Any], into path: String?, semantics: SelectorSemantics) throws -> [LeakFinding] {
         let data = try JSONSerialization.data(withJSONObject: json, options: [.sortedKeys])
         let scenario = try Scenario.parse(data)
+        guard let path else {
+            let sink = MemoryTraceSink()
+            try ScenarioRecording.run(scenario, file: ScenarioBuilder.file, into: sink, semantics: semantics)
+            return LeakAnalyzer.analyze(recorded: RecordedEvent.session(sink.events, name: scenario.name),
+                                        configuration: LeakAnalyzer.Configuration(selectorSemantics: semantics))
+        }
+        // A journey is a few hundred events recorded by this process for itself: no crash journal (a
+        // scan that dies is run again, not recovered), and a queue sized for that, not for an app.
         let recorder = try TraceRecorder(path: path, session: SessionInfo(
             name: scenario.name, app: "tracectl scan", scenario: String(decoding: data, as: UTF8.self),
-            selectorSemantics: semantics))
+            selectorSemantics: semantics), bufferCapacity: 4_096, journaled: false)
         try ScenarioRecording.run(scenario, file: ScenarioBuilder.file, closing: recorder, semantics: semantics)
-        return recorder.sessionID
+        do {
+            return try LeakAnalyzer.analyze(TraceReader(path: path), session: recorder.sessionID)
+        } catch {
+            throw ScanError(.internal, "cannot read its trace \(path): \(error)")
+        }
     }
 
     /// A block capturing its owner strongly keeps the owner alive, and then every other observer of
@@ -82,15 +89,14 @@ enum JourneyRunner {
     /// beside it cost more trust than they tell (Pocket Casts' tab bar controller, docs/SCAN.md).
     /// The journey runs again with every strong capture made weak; a finding on another observer
     /// that the second run does not show is the cycle's consequence, and is left out.
-    private static func withoutCycleConsequences(_ findings: [LeakFinding], scenario: [String: Any], beside path: String,
+    private static func withoutCycleConsequences(_ findings: [LeakFinding], scenario: [String: Any], beside path: String?,
                                                  semantics: SelectorSemantics) throws -> [LeakFinding] {
-        let weakened = path + "-weakened.trace"
-        TraceFiles.remove(at: weakened)
-        defer { TraceFiles.remove(at: weakened) }
-        let session = try record(weakCaptures(scenario) as! [String: Any], into: weakened, semantics: semantics)
-        let reader = try TraceReader(path: weakened)
+        let weakened = path.map { $0 + "-weakened.trace" }
+        if let weakened { TraceFiles.remove(at: weakened) }
+        defer { if let weakened { TraceFiles.remove(at: weakened) } }
+        let again = try record(weakCaptures(scenario) as! [String: Any], into: weakened, semantics: semantics)
         struct Key: Hashable { var rule: LeakRule; var callSite: String; var message: String? }
-        let seen = Set(try LeakAnalyzer.analyze(reader, session: session).map { Key(rule: $0.rule, callSite: $0.callSite, message: $0.message) })
+        let seen = Set(again.map { Key(rule: $0.rule, callSite: $0.callSite, message: $0.message) })
         return findings.filter { finding in
             finding.rule == .blockRetainsOwner || (finding.observerKind == .block && finding.capture == .strong)
                 || seen.contains(Key(rule: finding.rule, callSite: finding.callSite, message: finding.message))

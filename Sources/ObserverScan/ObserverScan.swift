@@ -54,7 +54,6 @@ public enum ObserverScan {
         report.types = types.count
 
         let traces = try TraceFolder(keep: options.keepTraces)
-        defer { traces.cleanUp() }
         let constants = model.nameConstants
         let outcomes = Parallel.map(types.count) { index in
             JourneyRunner.run(types[index], constants: constants, folder: traces.path, semantics: semantics)
@@ -115,7 +114,6 @@ public enum ObserverScan {
         report.types = types.count
         report.notes = model.looseNotes
         let traces = try TraceFolder(keep: nil)
-        defer { traces.cleanUp() }
         for type in types {
             let outcome = JourneyRunner.run(type, constants: model.nameConstants, folder: traces.path, semantics: semantics)
             if let failure = outcome.failure { throw ScanError(.internal, failure) }
@@ -221,37 +219,25 @@ public struct ScanOptions: Sendable {
     }
 }
 
-/// The folder the journeys' traces are recorded into.
+/// Where the journeys' traces are written: the `--keep-traces` folder, or nowhere (`path` nil): then
+/// each journey is recorded in memory and the same analysis reads it there (`JourneyRunner`).
 struct TraceFolder: Sendable {
-    let path: String
-    let temporary: Bool
+    let path: String?
 
     init(keep: String?) throws(ScanError) {
-        if let keep {
-            do {
-                try FileManager.default.createDirectory(atPath: keep, withIntermediateDirectories: true)
-            } catch {
-                throw ScanError(.cannotCreate, "\(keep): cannot create the traces folder: \(error.localizedDescription)")
-            }
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: keep, isDirectory: &isDirectory), isDirectory.boolValue else {
-                throw ScanError(.cannotCreate, "\(keep): not a folder")
-            }
-            path = keep
-            temporary = false
-        } else {
-            let base = FileManager.default.temporaryDirectory.path
-            path = base + "/tracectl-scan-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-            do {
-                try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-            } catch {
-                throw ScanError(.cannotCreate, "\(path): cannot create a temporary folder: \(error.localizedDescription)")
-            }
-            temporary = true
+        guard let keep else {
+            path = nil
+            return
         }
-    }
-
-    func cleanUp() {
-        if temporary { try? FileManager.default.removeItem(atPath: path) }
+        do {
+            try FileManager.default.createDirectory(atPath: keep, withIntermediateDirectories: true)
+        } catch {
+            throw ScanError(.cannotCreate, "\(keep): cannot create the traces folder: \(error.localizedDescription)")
+        }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: keep, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw ScanError(.cannotCreate, "\(keep): not a folder")
+        }
+        path = keep
     }
 }

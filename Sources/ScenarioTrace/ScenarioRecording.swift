@@ -25,19 +25,31 @@ public enum ScenarioRecording {
     /// shared by ``record(scenario:file:to:input:startedAt:metadata:)`` and `tracectl scan`'s journeys.
     public static func run(_ scenario: Scenario, file: String, closing recorder: TraceRecorder,
                            semantics: SelectorSemantics) throws {
+        try run(scenario, file: file, sink: recorder, semantics: semantics) { () throws(TraceStoreError) in try recorder.close() }
+    }
+
+    /// Runs `scenario` as ``run(_:file:closing:semantics:)`` does, recording into `sink`: a
+    /// `MemoryTraceSink` for `tracectl scan`'s journeys when their traces are not kept.
+    public static func run(_ scenario: Scenario, file: String, into sink: MemoryTraceSink,
+                           semantics: SelectorSemantics) throws {
+        try run(scenario, file: file, sink: sink, semantics: semantics) {}
+    }
+
+    private static func run(_ scenario: Scenario, file: String, sink: some TraceSink, semantics: SelectorSemantics,
+                            closing: () throws -> Void) throws {
         let clock = ManualClock()
-        let bus = Bus(sink: recorder, clock: clock.traceClock, selectorSemantics: semantics)
+        let bus = Bus(sink: sink, clock: clock.traceClock, selectorSemantics: semantics)
         let runner = ScenarioRunner(scenario: scenario, file: file, bus: bus, clock: clock)
         do {
             try runner.run()
         } catch {
-            try? recorder.close()
+            try? closing()
             throw error
         }
         // Record what the app released even when nothing was posted afterwards; close while
         // the app model is alive, as a replay does, so neither records its teardown.
         bus.sweepReleasedOwners()
-        try withExtendedLifetime(runner) { () throws(TraceStoreError) in try recorder.close() }
+        try withExtendedLifetime(runner) { try closing() }
     }
 
     /// Parses `data` as a scenario, runs it through the lifecycle model and
