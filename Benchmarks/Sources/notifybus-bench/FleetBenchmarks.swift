@@ -33,13 +33,14 @@ enum FleetBenchmarks {
     struct Run { var wall: Double; var cpu: Double; var status: Int32 }
 
     @discardableResult
-    static func run(_ executable: String, _ arguments: [String], output: String = "/dev/null") throws -> Run {
+    static func run(_ executable: String, _ arguments: [String], output: String = "/dev/null", errors: String = "/dev/null") throws -> Run {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         FileManager.default.createFile(atPath: output, contents: nil)
         process.standardOutput = FileHandle(forWritingAtPath: output)
-        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        if errors != "/dev/null" { _ = FileManager.default.createFile(atPath: errors, contents: nil) }
+        process.standardError = FileHandle(forWritingAtPath: errors)
         let before = childCPU()
         let start = now()
         try process.run()
@@ -160,28 +161,50 @@ enum FleetBenchmarks {
         }
 
         // Push: the small traces' sessions into an empty store, against \copy of the same rows into another.
+        // The push's own clock splits it (--timings): connecting and migrating, analysing every trace, and
+        // the upload of the summaries, which is what \copy is set against.
         let pushed = try database("notifybus_bench_push")
-        let push = try run(companion, ["push", smallDirectory, "--to", pushed])
+        let timings = work + "/push-timings.txt"
+        let push = try run(companion, ["push", smallDirectory, "--to", pushed, "--timings"], errors: timings)
         guard push.status == 0 else { throw BenchError("tracectl-fleet push exited \(push.status)") }
-        let analysis = try run(tracectl, ["report", smallDirectory, "--format", "json"])
+        let line = (try? String(contentsOfFile: timings, encoding: .utf8)) ?? ""
+        func seconds(after label: String) throws -> Double {
+            guard let range = line.range(of: label + " "),
+                  let value = Double(line[range.upperBound...].prefix { $0 == "." || $0.isNumber }) else {
+                throw BenchError("no \(label) time in push --timings: \(line)")
+            }
+            return value
+        }
+        let connect = try seconds(after: "connect and migrate"), analysis = try seconds(after: "analysis")
+        let upload = try seconds(after: "upload")
         let rows = work + "/rows"
         try FileManager.default.createDirectory(atPath: rows, withIntermediateDirectories: true)
+        var rowCount = 0
         for table in ["sessions", "fingerprints", "findings"] {
-            _ = try sh("psql '\(pushed)' -q -c \"\\copy \(table) TO '\(rows)/\(table).csv' CSV\"")
+            // COPY reads no partitioned table directly (findings): through a query, every partition.
+            let exported = try sh("psql '\(pushed)' -q -c \"\\copy (SELECT * FROM \(table)) TO '\(rows)/\(table).csv' CSV\"")
+            guard exported.status == 0 else { throw BenchError("psql \\copy of \(table) exited \(exported.status)") }
+            rowCount += ((try? String(contentsOfFile: "\(rows)/\(table).csv", encoding: .utf8)) ?? "").split(separator: "\n").count
         }
         let copied = try database("notifybus_bench_copy")
         // The same schema and month partitions, empty: one push, then emptied.
         _ = try run(companion, ["push", smallFiles[0], smallFiles[smallFiles.count - 1], "--to", copied])
         _ = try sh("psql '\(copied)' -q -c 'TRUNCATE sessions, fingerprints, findings'")
-        let copy = try sh("psql '\(copied)' -q -c \"\\copy sessions FROM '\(rows)/sessions.csv' CSV\" "
-                          + "-c \"\\copy fingerprints FROM '\(rows)/fingerprints.csv' CSV\" -c \"\\copy findings FROM '\(rows)/findings.csv' CSV\"")
-        guard copy.status == 0 else { throw BenchError("psql \\copy exited \(copy.status)") }
-        let pushOnly = max(0.001, push.wall - analysis.wall)
-        report.add("fleet push \(small) sessions (rate vs \\copy)", subject: String(format: "%.2f s (%.0f/s)", push.wall, Double(small) / push.wall),
-                   baseline: String(format: "%.2f s (%.0f/s)", copy.wall, Double(small) / copy.wall),
-                   ratio: times(copy.wall / push.wall), target: "≥ 0.50×", met: copy.wall / push.wall >= 0.5)
-        report.add("fleet push, its analysis taken out", subject: String(format: "%.2f s", pushOnly),
-                   baseline: String(format: "%.2f s", copy.wall), ratio: times(copy.wall / pushOnly))
+        var copy = Run(wall: .infinity, cpu: 0, status: 0)
+        for _ in 0..<3 {
+            _ = try sh("psql '\(copied)' -q -c 'TRUNCATE sessions, fingerprints, findings'")
+            let one = try sh("psql '\(copied)' -q -c \"\\copy sessions FROM '\(rows)/sessions.csv' CSV\" "
+                             + "-c \"\\copy fingerprints FROM '\(rows)/fingerprints.csv' CSV\" -c \"\\copy findings FROM '\(rows)/findings.csv' CSV\"")
+            guard one.status == 0 else { throw BenchError("psql \\copy exited \(one.status)") }
+            if one.wall < copy.wall { copy = one }
+        }
+        let sent = connect + upload
+        report.add("fleet push \(small) session summaries (\(rowCount) rows; rate vs \\copy)",
+                   subject: String(format: "%.2f s (%.0f rows/s)", sent, Double(rowCount) / sent),
+                   baseline: String(format: "%.2f s (%.0f rows/s)", copy.wall, Double(rowCount) / copy.wall),
+                   ratio: times(copy.wall / sent), target: "≥ 0.50×", met: copy.wall / sent >= 0.5)
+        report.add("fleet push \(small) traces, analysis included", subject: String(format: "%.2f s", push.wall),
+                   baseline: String(format: "%.2f s (its analysis)", analysis), ratio: times(push.wall / analysis))
 
         // The server report at a million findings rows: synthetic sessions, 10 findings each, 50 builds.
         let findings = number("NOTIFYBUS_BENCH_FLEET_FINDINGS", 1_000_000)
@@ -209,6 +232,6 @@ enum FleetBenchmarks {
         for name in ["notifybus_bench_push", "notifybus_bench_copy", "notifybus_bench_query"] {
             _ = try sh("psql '\(server)' -q -c 'DROP DATABASE IF EXISTS \(name) WITH (FORCE)'")
         }
-        report.notes.append("fleet: \(ProcessInfo.processInfo.activeProcessorCount) cores; leaks baseline = the sum of one `tracectl leaks --format json` process per file (a sample timed and scaled when the files are many); push includes analysing every trace (its analysis alone: \(String(format: "%.2f", analysis.wall)) s)")
+        report.notes.append("fleet: \(ProcessInfo.processInfo.activeProcessorCount) cores; leaks baseline = the sum of one `tracectl leaks --format json` process per file (a sample timed and scaled when the files are many); push's own clock (--timings) splits connecting and migrating, analysing and uploading; the rate row is connecting plus uploading, against the best of 3 psql \\copy runs of the same rows")
     }
 }

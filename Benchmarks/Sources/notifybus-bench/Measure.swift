@@ -70,7 +70,11 @@ final class Report {
 
     /// Runs one group of benchmarks; its rows say `swift run … notifybus-bench NAME` reproduces them.
     func group(_ name: String, _ body: () throws -> Void) rethrows {
-        command = "swift run -c release --package-path Benchmarks notifybus-bench \(name)"
+        // The sizes this run was given go with it (not where files or the server are: those are the machine's).
+        let sizes = ProcessInfo.processInfo.environment
+            .filter { $0.key.hasPrefix("NOTIFYBUS_BENCH_") && !["NOTIFYBUS_BENCH_DIR", "NOTIFYBUS_BENCH_BIN", "NOTIFYBUS_BENCH_PG"].contains($0.key) }
+            .sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value) " }.joined()
+        command = sizes + "swift run -c release --package-path Benchmarks notifybus-bench \(name)"
         defer { command = "" }
         try body()
     }
