@@ -6,6 +6,16 @@ final class TokenSlot: Sendable {
     private let slot = Locked<ObservationToken?>(nil)
     func set(_ token: ObservationToken) { slot.withLock { $0 = token } }
     var token: ObservationToken? { slot.withLock { $0 } }
+    /// Drops the token, which removes its observer when it was the last copy.
+    func clear() { slot.withLock { $0 = nil } }
+}
+
+/// Logs its own deinit: captured by a handler, it tells when the observer was freed.
+final class Canary: Sendable {
+    let log: Log<String>
+    init(log: Log<String>) { self.log = log }
+    deinit { log.append("canary freed") }
+    func touch() {}
 }
 
 @Suite struct BusReentrancyTests {
@@ -22,6 +32,28 @@ final class TokenSlot: Sendable {
         bus.post(Ping(n: 2))
         #expect(log.all == ["first", "first"])
         _ = first
+    }
+
+    @Test func anObserverWhoseLastTokenGoesDuringAPostLivesUntilThePostEnds() {
+        // A post calls its observers without retaining each one: the post's snapshot
+        // must keep them alive. Freed early, the canary would die before "third".
+        let bus = Bus()
+        let log = Log<String>()
+        let victim = TokenSlot()
+        let first = bus.observe(Ping.self) { _ in
+            log.append("first")
+            victim.clear()
+        }
+        do {
+            let canary = Canary(log: log)
+            victim.set(bus.observe(Ping.self) { _ in canary.touch(); log.append("victim") })
+        }
+        let third = bus.observe(Ping.self) { _ in log.append("third") }
+        bus.post(Ping(n: 1))
+        log.append("posted")
+        #expect(log.all == ["first", "third", "canary freed", "posted"])
+        #expect(bus.observerCount == 2)
+        _ = (first, third)
     }
 
     @Test func observerRemovingItselfRunsOnce() {

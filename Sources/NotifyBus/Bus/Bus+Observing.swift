@@ -67,8 +67,8 @@ extension Bus {
         let (observer, sweepDue) = withSession { table, session -> (Observer, Bool) in
             let id = output == nil ? table.takeLocalObserverID() : session.takeObserverID()
             let ownerID = ownerRef.map { session.registerOwner($0.object, output: output) }
-            let observer = WildcardObserver(id: id, owner: ownerRef, ownerID: ownerID, callSite: callSite, handler: handler)
-            table.insert(observer, into: table.wildcards)
+            let observer = WildcardObserver(id: id, list: table.wildcards, owner: ownerRef, ownerID: ownerID, handler: handler)
+            table.insert(observer)
             session.emit(.observerAdded(observer: id, message: nil, owner: ownerID, sender: nil, callSite: callSite),
                          to: output)
             return (observer, session.owners.sweepDue)
@@ -230,10 +230,9 @@ extension Bus {
                 list = table.addList(for: type, name: name)
             }
             if local {
-                let observer = make(ObserverFields(id: table.takeLocalObserverID(), type: type, name: list.name, owner: nil,
-                                                   ownerID: nil, sender: nil, callSite: callSite, kind: kind,
-                                                   capture: capture, retainer: nil))
-                table.insert(observer, into: list)
+                let observer = make(ObserverFields(id: table.takeLocalObserverID(), type: type, list: list, owner: nil,
+                                                   ownerID: nil, sender: nil, kind: kind, capture: capture, retainer: nil))
+                table.insert(observer)
                 return (observer, false)
             }
             return session.state.withLock { session -> (Observer, Bool) in
@@ -248,10 +247,9 @@ extension Bus {
                     table.retainers[ownerID] = shared
                     retainer = shared
                 }
-                let observer = make(ObserverFields(id: id, type: type, name: list.name, owner: ownerRef, ownerID: ownerID,
-                                                   sender: senderRef, callSite: callSite, kind: kind, capture: capture,
-                                                   retainer: retainer))
-                table.insert(observer, into: list)
+                let observer = make(ObserverFields(id: id, type: type, list: list, owner: ownerRef, ownerID: ownerID,
+                                                   sender: senderRef, kind: kind, capture: capture, retainer: retainer))
+                table.insert(observer)
                 session.emit(.observerAdded(observer: id, message: list.name, owner: ownerID, sender: senderID,
                                             callSite: callSite, kind: kind, capture: capture, handler: handlerName),
                              to: output)

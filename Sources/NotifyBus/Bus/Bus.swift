@@ -75,7 +75,7 @@ public final class Bus: Sendable {
             released.append(contentsOf: list.items)
             list.items = []
         }
-        for case let observer? in released { observer.slots = nil }
+        _ = released
     }
 
     /// Whether this bus records its events.

@@ -6,23 +6,22 @@ import Synchronization
 @usableFromInline
 class Observer: @unchecked Sendable {
     // @unchecked: every stored property is a `let` of a Sendable type or an
-    // atomic, except `slot`, `slots` and `retainer`, which only the bus reads and
-    // writes, under its lock; `weak let` references are read-only and safe to load from any thread.
+    // atomic, except `slot` and `retainer`, which only the bus reads and writes,
+    // under its lock; `weak let` references are read-only and safe to load from any thread.
     let id: UInt64
     /// The message type it observes (``NamedMessage`` for a named one); `nil` for a wildcard.
     let typeKey: ObjectIdentifier?
-    /// Its index in `slots`. Guarded by the bus's lock. (No `@exclusivity(unchecked)` on it or
-    /// `slots`: the benchmarks run the same instructions without it, `BENCHMARKS.md`, "Fourth session".)
+    /// Its index in `list` while registered. Guarded by the bus's lock. (No `@exclusivity(unchecked)`:
+    /// the benchmarks run the same instructions without it, `BENCHMARKS.md`, "Fourth session".)
     var slot = -1
-    /// The bus's list it lives in, so that removing it needs no lookup; `nil` once
-    /// removed. Guarded by the bus's lock.
-    var slots: ObserverList?
+    /// The bus's list it is registered in (while `isActive`), so that removing it needs no
+    /// lookup; it also names the message. The list outlives the registration: a bus keeps
+    /// its lists for its life.
+    let list: ObserverList
     let ownerID: UInt64?
     weak let owner: AnyObject?
     let senderID: ObjectIdentifier?
     weak let sender: AnyObject?
-    let messageName: String?
-    let callSite: CallSite
     let kind: ObserverKind
     let capture: BlockCapture?
     /// Where its handler runs; anything but ``HandlerDispatch/postingThread`` is
@@ -33,18 +32,17 @@ class Observer: @unchecked Sendable {
     var retainer: OwnerRetainer?
     let isActive = Atomic<Bool>(true)
 
-    init(id: UInt64, typeKey: ObjectIdentifier?, owner: ObjectRef?, ownerID: UInt64?, sender: ObjectRef?,
-         messageName: String?, callSite: CallSite, kind: ObserverKind = .token, capture: BlockCapture? = nil,
+    init(id: UInt64, typeKey: ObjectIdentifier?, list: ObserverList, owner: ObjectRef?, ownerID: UInt64?,
+         sender: ObjectRef?, kind: ObserverKind = .token, capture: BlockCapture? = nil,
          retainer: OwnerRetainer? = nil, dispatch: HandlerDispatch = .postingThread) {
         self.id = id
         self.dispatch = dispatch
         self.typeKey = typeKey
+        self.list = list
         self.owner = owner?.object
         self.ownerID = ownerID
         self.sender = sender?.object
         self.senderID = sender.map { ObjectIdentifier($0.object) }
-        self.messageName = messageName
-        self.callSite = callSite
         self.kind = kind
         self.capture = capture
         self.retainer = retainer
@@ -54,16 +52,18 @@ class Observer: @unchecked Sendable {
         id = fields.id
         self.dispatch = dispatch
         typeKey = fields.type
+        list = fields.list
         owner = fields.owner?.object
         ownerID = fields.ownerID
         sender = fields.sender?.object
         senderID = fields.sender.map { ObjectIdentifier($0.object) }
-        messageName = fields.name
-        callSite = fields.callSite
         kind = fields.kind
         capture = fields.capture
         retainer = fields.retainer
     }
+
+    /// The message it observes, as recorded; `nil` for a wildcard.
+    final var messageName: String? { typeKey == nil ? nil : list.name }
 
     /// Called under the bus's lock once the observer is unregistered: an `async`
     /// observer ends its queue, so that its task stops after what is already queued.
@@ -84,11 +84,11 @@ class Observer: @unchecked Sendable {
 struct ObserverFields {
     let id: UInt64
     let type: ObjectIdentifier
-    let name: String
+    /// The list it is added to, which names its message.
+    let list: ObserverList
     let owner: ObjectRef?
     let ownerID: UInt64?
     let sender: ObjectRef?
-    let callSite: CallSite
     let kind: ObserverKind
     let capture: BlockCapture?
     let retainer: OwnerRetainer?
@@ -150,10 +150,10 @@ final class WildcardObserver: Observer, @unchecked Sendable {
     // @unchecked: adds only an immutable Sendable closure to `Observer`.
     let handler: @Sendable (any BusMessage) -> Void
 
-    init(id: UInt64, owner: ObjectRef?, ownerID: UInt64?, callSite: CallSite,
+    init(id: UInt64, list: ObserverList, owner: ObjectRef?, ownerID: UInt64?,
          handler: @escaping @Sendable (any BusMessage) -> Void) {
         self.handler = handler
-        super.init(id: id, typeKey: nil, owner: owner, ownerID: ownerID, sender: nil, messageName: nil, callSite: callSite)
+        super.init(id: id, typeKey: nil, list: list, owner: owner, ownerID: ownerID, sender: nil)
     }
 }
 

@@ -17,7 +17,6 @@ final class ObserverList: @unchecked Sendable {
 
     func append(_ observer: Observer) {
         observer.slot = items.count
-        observer.slots = self
         items.append(observer)
         live += 1
     }
@@ -31,7 +30,6 @@ final class ObserverList: @unchecked Sendable {
         } else {
             items[observer.slot] = nil
         }
-        observer.slots = nil
         live -= 1
         if live == 0 {
             items.removeAll(keepingCapacity: true)

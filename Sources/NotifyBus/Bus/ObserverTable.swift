@@ -55,18 +55,19 @@ struct ObserverTable {
     @inline(__always)
     var wildcardItems: [Observer?] { wildcards.live == 0 ? [] : wildcards.items }
 
-    mutating func insert(_ observer: Observer, into list: ObserverList) {
-        list.append(observer)
+    /// Registers `observer` in its list.
+    mutating func insert(_ observer: Observer) {
+        observer.list.append(observer)
         count += 1
     }
 
-    /// Unregisters `observer`.
+    /// Unregisters `observer`, which is registered (`isActive`).
     /// - Returns: What kept a `strong` block's owner alive: release it after unlocking,
     ///   since the owner's deinit may call the bus.
     mutating func remove(_ observer: Observer) -> OwnerRetainer? {
         observer.isActive.store(false, ordering: .releasing)
         count -= 1
-        observer.slots?.remove(observer)
+        observer.list.remove(observer)
         if observer.dispatch == .async { observer.didRemove() }
         guard let retainer = observer.retainer, let ownerID = observer.ownerID else { return nil }
         observer.retainer = nil
