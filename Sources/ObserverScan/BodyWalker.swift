@@ -29,7 +29,7 @@ struct BodyWalker {
         guard depth < FactCollector.maximumDepth else { truncated = true; return }
         if let ifExpr = node.as(IfExprSyntax.self) {
             for condition in ifExpr.conditions { walk(Syntax(condition), depth: depth + 1) }
-            let text = Self.short(ifExpr.conditions.trimmedDescription)
+            let text = Self.short(ifExpr.conditions.trimmedText)
             conditions.append("if \(text)")
             walk(Syntax(ifExpr.body), depth: depth + 1)
             conditions.removeLast()
@@ -42,7 +42,7 @@ struct BodyWalker {
         }
         if let guardStmt = node.as(GuardStmtSyntax.self) {
             for condition in guardStmt.conditions { walk(Syntax(condition), depth: depth + 1) }
-            conditions.append("else of guard \(Self.short(guardStmt.conditions.trimmedDescription))")
+            conditions.append("else of guard \(Self.short(guardStmt.conditions.trimmedText))")
             walk(Syntax(guardStmt.body), depth: depth + 1)
             conditions.removeLast()
             return
@@ -59,7 +59,7 @@ struct BodyWalker {
             return
         }
         if let switchCase = node.as(SwitchCaseSyntax.self) {
-            conditions.append(Self.short(switchCase.label.trimmedDescription))
+            conditions.append(Self.short(switchCase.label.trimmedText))
             for statement in switchCase.statements { walk(Syntax(statement), depth: depth + 1) }
             conditions.removeLast()
             return
@@ -83,17 +83,17 @@ struct BodyWalker {
             }
             if let expression = last.as(ExpressionStmtSyntax.self)?.expression ?? last.as(ExprSyntax.self),
                let call = expression.as(FunctionCallExprSyntax.self) {
-                return ["fatalError", "preconditionFailure"].contains(call.calledExpression.trimmedDescription)
+                return ["fatalError", "preconditionFailure"].contains(call.calledExpression.trimmedText)
             }
             return false
         }
         if let guardStmt = item.as(StmtSyntax.self)?.as(GuardStmtSyntax.self) {
-            return "guard \(short(guardStmt.conditions.trimmedDescription))"
+            return "guard \(short(guardStmt.conditions.trimmedText))"
         }
         let ifExpr = item.as(ExprSyntax.self)?.as(IfExprSyntax.self)
             ?? item.as(StmtSyntax.self)?.as(ExpressionStmtSyntax.self)?.expression.as(IfExprSyntax.self)
         if let ifExpr, ifExpr.elseBody == nil, exits(ifExpr.body) {
-            return "else of if \(short(ifExpr.conditions.trimmedDescription))"
+            return "else of if \(short(ifExpr.conditions.trimmedText))"
         }
         return nil
     }
@@ -168,7 +168,7 @@ struct BodyWalker {
             // `observers.forEach(NotificationCenter.default.removeObserver)`: every token of the collection.
             guard let base = call.calledExpression.as(MemberAccessExprSyntax.self)?.base, let collection = Self.propertyName(base),
                   let argument = call.arguments.first?.expression,
-                  argument.trimmedDescription.contains("removeObserver") && !argument.is(ClosureExprSyntax.self) else { return }
+                  argument.trimmedText.contains("removeObserver") && !argument.is(ClosureExprSyntax.self) else { return }
             actions.append(.remove(RemovalFact(target: .collection(collection), location: here, conditions: conditions)))
         case "removeAll" where labels.isEmpty || labels == ["keepingCapacity"]:
             guard let base = call.calledExpression.as(MemberAccessExprSyntax.self)?.base, let collection = Self.propertyName(base)
@@ -226,7 +226,7 @@ struct BodyWalker {
     static func taskCall(around closure: ClosureExprSyntax) -> FunctionCallExprSyntax? {
         guard let call = closure.parent?.as(FunctionCallExprSyntax.self)
                 ?? closure.parent?.parent?.parent?.as(FunctionCallExprSyntax.self) else { return nil }
-        let called = call.calledExpression.trimmedDescription
+        let called = call.calledExpression.trimmedText
         return called == "Task" || called.hasPrefix("Task.") || called.hasPrefix("Task<") ? call : nil
     }
 
@@ -377,7 +377,7 @@ struct BodyWalker {
             return .token(name)
         }
         if let property = Self.propertyName(inner) { return .token(property) }
-        return .unknown(Self.short(expression.trimmedDescription))
+        return .unknown(Self.short(expression.trimmedText))
     }
 
     /// The property a local of the enclosing function stands for: `if let observer = token`,
@@ -442,7 +442,7 @@ struct BodyWalker {
     private func loopCollection(named name: String, from node: Syntax) -> String? {
         var current = node.parent
         while let here = current {
-            if let loop = here.as(ForStmtSyntax.self), loop.pattern.trimmedDescription == name {
+            if let loop = here.as(ForStmtSyntax.self), loop.pattern.trimmedText == name {
                 return Self.propertyName(loop.sequence)
             }
             if here.is(FunctionDeclSyntax.self) || here.is(CodeBlockItemListSyntax.self) && here.parent?.is(SourceFileSyntax.self) == true {
@@ -461,7 +461,7 @@ struct BodyWalker {
         guard let variable = expression.as(DeclReferenceExprSyntax.self)?.baseName.text else { return [written] }
         var current = node.parent
         while let here = current {
-            if let loop = here.as(ForStmtSyntax.self), loop.pattern.trimmedDescription == variable,
+            if let loop = here.as(ForStmtSyntax.self), loop.pattern.trimmedText == variable,
                let elements = arrayElements(loop.sequence, from: here) {
                 return elements.map(Self.nameExpression)
             }
@@ -495,7 +495,7 @@ struct BodyWalker {
             if let body = here.as(CodeBlockSyntax.self) {
                 for item in body.statements {
                     guard let variable = item.item.as(VariableDeclSyntax.self) else { continue }
-                    for binding in variable.bindings where binding.pattern.trimmedDescription == local {
+                    for binding in variable.bindings where binding.pattern.trimmedText == local {
                         if let array = binding.initializer?.value.as(ArrayExprSyntax.self) { return array.elements.map(\.expression) }
                     }
                 }
@@ -513,7 +513,7 @@ struct BodyWalker {
         if let member = called.as(MemberAccessExprSyntax.self) {
             // `.init(…)`, `.make(…)`: an implicit member of a type, never a call on `self`.
             guard member.base != nil else { return (".", member.declName.baseName.text) }
-            var base = member.base.map { $0.trimmedDescription }
+            var base = member.base.map { $0.trimmedText }
             if let text = base, text.hasSuffix("?") || text.hasSuffix("!") { base = String(text.dropLast()) }
             return (base, member.declName.baseName.text)
         }
@@ -550,9 +550,9 @@ struct BodyWalker {
 
     /// `#selector(keyboardWillShow(_:))` → `keyboardWillShow`.
     static func selectorName(_ expression: ExprSyntax) -> String {
-        var text = expression.trimmedDescription
+        var text = expression.trimmedText
         if let macro = expression.as(MacroExpansionExprSyntax.self), let argument = macro.arguments.first {
-            text = argument.expression.trimmedDescription
+            text = argument.expression.trimmedText
         }
         if let paren = text.firstIndex(of: "(") { text = String(text[..<paren]) }
         if let dot = text.lastIndex(of: ".") { text = String(text[text.index(after: dot)...]) }
@@ -563,33 +563,33 @@ struct BodyWalker {
     static func nameExpression(_ expression: ExprSyntax) -> NameExpression {
         if expression.is(NilLiteralExprSyntax.self) { return .every }
         if let call = expression.as(FunctionCallExprSyntax.self) {
-            let called = call.calledExpression.trimmedDescription
+            let called = call.calledExpression.trimmedText
             if FactCollector.isNotificationNameType(called) || called == "Name" || called == ".init" || called == "Notification.Name.init",
                let first = call.arguments.first {
                 if let value = FactCollector.stringLiteral(first.expression) { return .literal(value) }
                 return nameExpression(first.expression).asDynamicUnlessKnown
             }
-            return .dynamic(short(expression.trimmedDescription))
+            return .dynamic(short(expression.trimmedText))
         }
         if let member = expression.as(MemberAccessExprSyntax.self) {
             guard let base = member.base else { return .member(member.declName.baseName.text) }
-            if base.trimmedDescription.first?.isUppercase == true { return .member(expression.trimmedDescription) }
-            return .dynamic(short(expression.trimmedDescription))
+            if base.trimmedText.first?.isUppercase == true { return .member(expression.trimmedText) }
+            return .dynamic(short(expression.trimmedText))
         }
         if let reference = expression.as(DeclReferenceExprSyntax.self) { return .bare(reference.baseName.text) }
         if let value = FactCollector.stringLiteral(expression) { return .literal(value) }
-        return .dynamic(short(expression.trimmedDescription))
+        return .dynamic(short(expression.trimmedText))
     }
 
     /// SF-0011's `for:` argument: `Message.self`, `.message`.
     static func messageType(_ expression: ExprSyntax) -> NameExpression {
         if let member = expression.as(MemberAccessExprSyntax.self) {
             if member.declName.baseName.tokenKind == .keyword(.self), let base = member.base {
-                return .messageType(FactCollector.typeName(base.trimmedDescription))
+                return .messageType(FactCollector.typeName(base.trimmedText))
             }
             if member.base == nil { return .messageType(member.declName.baseName.text) }
         }
-        return .dynamic(short(expression.trimmedDescription))
+        return .dynamic(short(expression.trimmedText))
     }
 
     /// The closure passed as `label` or as the trailing closure.
@@ -604,7 +604,7 @@ struct BodyWalker {
     /// How a closure holds `self`: its capture list, else what its body mentions.
     static func capture(_ closure: ClosureExprSyntax) -> CaptureFact {
         for item in closure.signature?.capture?.items ?? [] {
-            let captured = item.initializer?.value.trimmedDescription ?? item.name.text
+            let captured = item.initializer?.value.trimmedText ?? item.name.text
             guard captured == "self" else { continue }
             switch item.specifier?.specifier.text {
             case "weak": return .weak

@@ -51,12 +51,12 @@ struct FactCollector {
             typeDecl(.protocol, name: decl.name.text, inherited: decl.inheritanceClause, members: decl.memberBlock, node: decl,
                      scope: scope, depth: depth)
         } else if let decl = node.as(ExtensionDeclSyntax.self) {
-            let extended = Self.typeName(decl.extendedType.trimmedDescription)
+            let extended = Self.typeName(decl.extendedType.trimmedText)
             var constraints: [String] = []
             for requirement in decl.genericWhereClause?.requirements ?? [] {
                 if case .conformanceRequirement(let conformance) = requirement.requirement,
-                   conformance.leftType.trimmedDescription == "Self" {
-                    constraints.append(Self.typeName(conformance.rightType.trimmedDescription))
+                   conformance.leftType.trimmedText == "Self" {
+                    constraints.append(Self.typeName(conformance.rightType.trimmedText))
                 }
             }
             typeDecl(.extension, name: extended, inherited: decl.inheritanceClause, members: decl.memberBlock, node: decl,
@@ -88,7 +88,7 @@ struct FactCollector {
                                    constraints: [String] = []) {
         let qualified = (scope + [name]).joined(separator: ".")
         var type = TypeDeclFacts(kind: kind, name: qualified,
-                                 inherited: inherited?.inheritedTypes.map { Self.typeName($0.type.trimmedDescription) } ?? [],
+                                 inherited: inherited?.inheritedTypes.map { Self.typeName($0.type.trimmedText) } ?? [],
                                  selfConstraints: constraints, location: location(node), methods: [], properties: [:],
                                  isSingleton: false)
         var initializers: [MethodAction] = []
@@ -121,10 +121,10 @@ struct FactCollector {
                         continue
                     }
                     type.properties[identifier] = Self.looksLikeCollection(binding)
-                    if let annotation = binding.typeAnnotation?.type.trimmedDescription {
+                    if let annotation = binding.typeAnnotation?.type.trimmedText {
                         type.propertyTypes.insert(Self.typeName(annotation))
                     } else if let call = binding.initializer?.value.as(FunctionCallExprSyntax.self) {
-                        type.propertyTypes.insert(Self.typeName(call.calledExpression.trimmedDescription))
+                        type.propertyTypes.insert(Self.typeName(call.calledExpression.trimmedText))
                     }
                     // A stored property's initial value runs at init: `let observer = center.addObserver(…)`.
                     if let value = binding.initializer?.value {
@@ -186,9 +186,9 @@ struct FactCollector {
 
     /// `static let x = Notification.Name("…")`, `let x: Notification.Name = …`, `let x = NSNotification.Name(rawValue: …)`.
     static func looksLikeNameConstant(_ binding: PatternBindingSyntax) -> Bool {
-        if let annotation = binding.typeAnnotation?.type.trimmedDescription, isNotificationNameType(annotation) { return true }
+        if let annotation = binding.typeAnnotation?.type.trimmedText, isNotificationNameType(annotation) { return true }
         guard let call = binding.initializer?.value.as(FunctionCallExprSyntax.self) else { return false }
-        return isNotificationNameType(call.calledExpression.trimmedDescription)
+        return isNotificationNameType(call.calledExpression.trimmedText)
     }
 
     static func literalValue(_ binding: PatternBindingSyntax) -> String? {
@@ -211,14 +211,14 @@ struct FactCollector {
     }
 
     static func looksLikeCollection(_ binding: PatternBindingSyntax) -> Bool {
-        if let type = binding.typeAnnotation?.type.trimmedDescription {
+        if let type = binding.typeAnnotation?.type.trimmedText {
             let bare = typeName(type)
             if type.hasPrefix("[") || ["Set", "Array", "ContiguousArray"].contains(bare) { return true }
         }
         if let value = binding.initializer?.value {
             if value.is(ArrayExprSyntax.self) || value.is(DictionaryExprSyntax.self) { return true }
             if let call = value.as(FunctionCallExprSyntax.self) {
-                let called = typeName(call.calledExpression.trimmedDescription)
+                let called = typeName(call.calledExpression.trimmedText)
                 if called.hasPrefix("[") || ["Set", "Array"].contains(called) { return true }
             }
         }

@@ -65,9 +65,8 @@ enum JourneyRunner {
         let data = try JSONSerialization.data(withJSONObject: json, options: [.sortedKeys])
         let scenario = try Scenario.parse(data)
         guard let path else {
-            let sink = MemoryTraceSink()
-            try ScenarioRecording.run(scenario, file: ScenarioBuilder.file, into: sink, semantics: semantics)
-            return LeakAnalyzer.analyze(recorded: RecordedEvent.session(sink.events, name: scenario.name),
+            let events = try ScenarioRecording.events(of: scenario, file: ScenarioBuilder.file, semantics: semantics)
+            return LeakAnalyzer.analyze(recorded: RecordedEvent.session(events, name: scenario.name),
                                         configuration: LeakAnalyzer.Configuration(selectorSemantics: semantics))
         }
         // A journey is a few hundred events recorded by this process for itself: no crash journal (a

@@ -28,11 +28,14 @@ public enum ScenarioRecording {
         try run(scenario, file: file, sink: recorder, semantics: semantics) { () throws(TraceStoreError) in try recorder.close() }
     }
 
-    /// Runs `scenario` as ``run(_:file:closing:semantics:)`` does, recording into `sink`: a
-    /// `MemoryTraceSink` for `tracectl scan`'s journeys when their traces are not kept.
-    public static func run(_ scenario: Scenario, file: String, into sink: MemoryTraceSink,
-                           semantics: SelectorSemantics) throws {
-        try run(scenario, file: file, sink: sink, semantics: semantics) {}
+    /// Runs `scenario` as ``run(_:file:closing:semantics:)`` does, recording in memory, and returns
+    /// the session's events: those a recorder would have written before closing, not the model's
+    /// teardown after it (`tracectl scan`'s journeys when their traces are not kept).
+    public static func events(of scenario: Scenario, file: String, semantics: SelectorSemantics) throws -> [TraceEvent] {
+        let sink = MemoryTraceSink()
+        var events: [TraceEvent] = []
+        try run(scenario, file: file, sink: sink, semantics: semantics) { events = sink.events }
+        return events
     }
 
     private static func run(_ scenario: Scenario, file: String, sink: some TraceSink, semantics: SelectorSemantics,

@@ -158,3 +158,22 @@ import TraceStore
         #expect(DeploymentTarget.find(in: [directory.path])?.selectorSemantics == .modern)
     }
 }
+
+/// The scanner reads node text with its own `trimmedText` (swift-syntax's `trimmedDescription`
+/// copies the tree twice): the two agree on every node of every fixture, and of hostile text.
+@Suite struct TrimmedTextTests {
+    @Test func trimmedTextIsTrimmedDescriptionOnEveryFixtureNode() throws {
+        let files = try FileManager.default.subpathsOfDirectory(atPath: fixtures).filter { $0.hasSuffix(".swift") }
+        #expect(files.count >= 30)
+        for file in files {
+            let source = try String(contentsOfFile: fixtures + "/" + file, encoding: .utf8)
+            #expect(trimmedTextDisagreements(in: source).isEmpty, "\(file)")
+        }
+    }
+
+    @Test(arguments: ["", "   ", "// only a comment\n", "class A { func f() { let x = [1, 2,", "}}}", "let é = \"ü\" /* ü */ + 😀 // end",
+                      "#if os(iOS)\n  class B {}\n#else\n  struct C {}\n#endif\n", "NotificationCenter.default.addObserver(self, selector: #selector(f), name: .x, object: nil)"])
+    func trimmedTextIsTrimmedDescriptionOnOddText(_ source: String) {
+        #expect(trimmedTextDisagreements(in: source).isEmpty)
+    }
+}

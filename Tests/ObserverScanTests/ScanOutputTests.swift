@@ -67,6 +67,20 @@ private let validatorInstalled = python([validator, "--check"]).status == 0
         #expect(rules == Set(report.findings.map(\.rule)))
     }
 
+    /// Without `--keep-traces` the journeys are recorded in memory and read there: the same findings
+    /// and notes, in the same order, as with their trace files, over every fixture and its fix.
+    @Test func inMemoryJourneysFindWhatTheirTracesFind() throws {
+        let directory = try TemporaryDirectory()
+        let kept = try ObserverScan.scan(ScanOptions(paths: [fixtures], sourceRoot: fixtures, keepTraces: directory.path))
+        let inMemory = try ObserverScan.scan(ScanOptions(paths: [fixtures], sourceRoot: fixtures))
+        #expect(kept.findings.count >= 10)
+        #expect(inMemory.findings == kept.findings)
+        #expect(inMemory.notes == kept.notes)
+        #expect(inMemory.modelled == kept.modelled)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".trace") }.count
+                == kept.modelled)
+    }
+
     @Test func jsonListsEachFindingWithItsLine() throws {
         let report = try ObserverScan.scan(ScanOptions(paths: [fixtures + "/typed-token-dropped.swift"], sourceRoot: fixtures))
         let text = report.json().rendered(pretty: true)
