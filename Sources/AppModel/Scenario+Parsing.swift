@@ -35,6 +35,14 @@ extension Scenario {
     }
 
     /// Reads a scenario file from one `JSONSerialization` tree of the whole file.
+    /// A scenario from the objects JSONSerialization would give for its file (dictionaries, arrays,
+    /// strings, numbers and booleans), without the file: `tracectl scan` builds its journeys this way.
+    /// The same checks as ``parse(_:)`` past the JSON text itself.
+    package static func parse(object: Any) throws(NotifyBusError) -> Scenario {
+        var parser = ScenarioParser()
+        return try parser.scenario(object)
+    }
+
     static func parseWhole(_ data: Data) throws(NotifyBusError) -> Scenario {
         let json: Any
         do {

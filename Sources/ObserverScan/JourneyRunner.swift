@@ -62,13 +62,15 @@ enum JourneyRunner {
     /// Records one journey's scenario, as a new session of the trace at `path` or in memory, and
     /// returns the session's findings.
     private static func record(_ json: [String: Any], into path: String?, semantics: SelectorSemantics) throws -> [LeakFinding] {
-        let data = try JSONSerialization.data(withJSONObject: json, options: [.sortedKeys])
-        let scenario = try Scenario.parse(data)
         guard let path else {
+            // No file to store the scenario in: the objects straight to the parser, not through JSON text.
+            let scenario = try Scenario.parse(object: json)
             let events = try ScenarioRecording.events(of: scenario, file: ScenarioBuilder.file, semantics: semantics)
             return LeakAnalyzer.analyze(recorded: RecordedEvent.session(events, name: scenario.name),
                                         configuration: LeakAnalyzer.Configuration(selectorSemantics: semantics))
         }
+        let data = try JSONSerialization.data(withJSONObject: json, options: [.sortedKeys])
+        let scenario = try Scenario.parse(data)
         // A journey is a few hundred events recorded by this process for itself: no crash journal (a
         // scan that dies is run again, not recovered), and a queue sized for that, not for an app.
         let recorder = try TraceRecorder(path: path, session: SessionInfo(
