@@ -6,7 +6,12 @@ import SwiftSyntax
 struct BodyWalker {
     let path: String
     let converter: SourceLocationConverter
-    var conditions: [String]
+    /// The conditions the statement being walked stands under, innermost last. Their text is made
+    /// only when a fact records them (``conditions``): most bodies register nothing, and making the
+    /// text of every `if` of an app was a tenth of its scan.
+    private var pending: [PendingCondition] = []
+    /// The conditions' text, as a fact records them.
+    var conditions: [String] { pending.map(\.text) }
     /// Set when the body is a stored property's initial value: a registration there goes to that property.
     let propertyInitializer: String?
     private(set) var actions: [MethodAction] = []
@@ -14,10 +19,9 @@ struct BodyWalker {
     /// Locals that hold a registration, by name: the index of the registration in `actions`.
     private var localRegistrations: [String: Int] = [:]
 
-    init(collector: FactCollector, conditions: [String], propertyInitializer: String? = nil) {
+    init(collector: FactCollector, propertyInitializer: String? = nil) {
         self.path = collector.path
         self.converter = collector.converter
-        self.conditions = conditions
         self.propertyInitializer = propertyInitializer
     }
 
@@ -29,39 +33,38 @@ struct BodyWalker {
         guard depth < FactCollector.maximumDepth else { truncated = true; return }
         if let ifExpr = node.as(IfExprSyntax.self) {
             for condition in ifExpr.conditions { walk(Syntax(condition), depth: depth + 1) }
-            let text = Self.short(ifExpr.conditions.trimmedText)
-            conditions.append("if \(text)")
+            pending.append(PendingCondition(prefix: "if ", node: Syntax(ifExpr.conditions)))
             walk(Syntax(ifExpr.body), depth: depth + 1)
-            conditions.removeLast()
+            pending.removeLast()
             if let elseBody = ifExpr.elseBody {
-                conditions.append("else of if \(text)")
+                pending.append(PendingCondition(prefix: "else of if ", node: Syntax(ifExpr.conditions)))
                 walk(Syntax(elseBody), depth: depth + 1)
-                conditions.removeLast()
+                pending.removeLast()
             }
             return
         }
         if let guardStmt = node.as(GuardStmtSyntax.self) {
             for condition in guardStmt.conditions { walk(Syntax(condition), depth: depth + 1) }
-            conditions.append("else of guard \(Self.short(guardStmt.conditions.trimmedText))")
+            pending.append(PendingCondition(prefix: "else of guard ", node: Syntax(guardStmt.conditions)))
             walk(Syntax(guardStmt.body), depth: depth + 1)
-            conditions.removeLast()
+            pending.removeLast()
             return
         }
         if let statements = node.as(CodeBlockItemListSyntax.self) {
             // What follows `guard c else { return }` (or `if !c { return }`) in a block runs only when the
             // exit was not taken: it stands under that condition too.
-            let depthBefore = conditions.count
+            let depthBefore = pending.count
             for item in statements {
                 walk(Syntax(item), depth: depth + 1)
-                if let exit = Self.earlyExitCondition(item.item) { conditions.append(exit) }
+                if let exit = Self.earlyExitCondition(item.item) { pending.append(exit) }
             }
-            conditions.removeLast(conditions.count - depthBefore)
+            pending.removeLast(pending.count - depthBefore)
             return
         }
         if let switchCase = node.as(SwitchCaseSyntax.self) {
-            conditions.append(Self.short(switchCase.label.trimmedText))
+            pending.append(PendingCondition(prefix: "", node: Syntax(switchCase.label)))
             for statement in switchCase.statements { walk(Syntax(statement), depth: depth + 1) }
-            conditions.removeLast()
+            pending.removeLast()
             return
         }
         if let call = node.as(FunctionCallExprSyntax.self) {
@@ -74,7 +77,7 @@ struct BodyWalker {
 
     /// The condition the statements after `item` stand under when `item` is an early exit:
     /// `guard c else { return }` gives `guard c`, `if c { return }` (no `else`) gives `else of if c`.
-    static func earlyExitCondition(_ item: CodeBlockItemSyntax.Item) -> String? {
+    static func earlyExitCondition(_ item: CodeBlockItemSyntax.Item) -> PendingCondition? {
         func exits(_ block: CodeBlockSyntax) -> Bool {
             guard let last = block.statements.last?.item else { return false }
             if let statement = last.as(StmtSyntax.self) {
@@ -88,14 +91,21 @@ struct BodyWalker {
             return false
         }
         if let guardStmt = item.as(StmtSyntax.self)?.as(GuardStmtSyntax.self) {
-            return "guard \(short(guardStmt.conditions.trimmedText))"
+            return PendingCondition(prefix: "guard ", node: Syntax(guardStmt.conditions))
         }
         let ifExpr = item.as(ExprSyntax.self)?.as(IfExprSyntax.self)
             ?? item.as(StmtSyntax.self)?.as(ExpressionStmtSyntax.self)?.expression.as(IfExprSyntax.self)
         if let ifExpr, ifExpr.elseBody == nil, exits(ifExpr.body) {
-            return "else of if \(short(ifExpr.conditions.trimmedText))"
+            return PendingCondition(prefix: "else of if ", node: Syntax(ifExpr.conditions))
         }
         return nil
+    }
+
+    /// A condition a statement stands under: its text is `prefix` and the node's, shortened.
+    struct PendingCondition {
+        let prefix: String
+        let node: Syntax
+        var text: String { prefix + BodyWalker.short(node.trimmedText) }
     }
 
     static func short(_ text: String) -> String {

@@ -76,7 +76,7 @@ struct FactCollector {
         } else if node.is(FunctionDeclSyntax.self) || node.is(CodeBlockItemSyntax.self) || node.kind == .expressionStmt
                     || node.is(ExprSyntax.self) {
             // Free functions and top-level code: a registration there has no type to model.
-            var loose = BodyWalker(collector: self, conditions: [])
+            var loose = BodyWalker(collector: self)
             loose.walk(node, depth: depth)
             truncated = truncated || loose.truncated
             for case .register(let registration) in loose.actions { facts.looseRegistrations.append(registration.location) }
@@ -128,14 +128,14 @@ struct FactCollector {
                     }
                     // A stored property's initial value runs at init: `let observer = center.addObserver(…)`.
                     if let value = binding.initializer?.value {
-                        var walker = BodyWalker(collector: self, conditions: [], propertyInitializer: identifier)
+                        var walker = BodyWalker(collector: self, propertyInitializer: identifier)
                         walker.walk(Syntax(value), depth: depth + 1)
                         truncated = truncated || walker.truncated
                         initializers.append(contentsOf: walker.actions)
                     }
                     // A computed property's getter: calls in it are followed like a method's.
                     if let accessors = binding.accessorBlock {
-                        var walker = BodyWalker(collector: self, conditions: [])
+                        var walker = BodyWalker(collector: self)
                         walker.walk(Syntax(accessors), depth: depth + 1)
                         truncated = truncated || walker.truncated
                         if walker.actions.contains(where: { if case .register = $0 { true } else { false } }) {
@@ -157,7 +157,7 @@ struct FactCollector {
 
     private mutating func method(_ name: String, labels: [String], isStatic: Bool, body: CodeBlockSyntax?,
                                  node: some SyntaxProtocol, depth: Int) -> MethodFacts {
-        var walker = BodyWalker(collector: self, conditions: [])
+        var walker = BodyWalker(collector: self)
         if let body { walker.walk(Syntax(body), depth: depth + 1) }
         truncated = truncated || walker.truncated
         return MethodFacts(name: name, labels: labels, isStatic: isStatic, location: location(node), actions: walker.actions)
