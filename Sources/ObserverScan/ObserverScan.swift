@@ -149,6 +149,31 @@ public enum ObserverScan {
         var warning: ScanWarning?
     }
 
+    /// The most `[` in a row (white space between them allowed) a file may hold. swift-syntax 603's
+    /// parser looks ahead for a type at each one, in time that doubles with every `[` more: 24 took
+    /// 3 s, 30 minutes (found by `Scripts/fuzz.sh scan`). Swift code nests literals and types a few
+    /// deep; 16 costs the parser a few milliseconds.
+    static let maximumBracketRun = 16
+
+    /// The file's line count and its longest run of `[` separated by white space only, in one pass.
+    static func lineAndBracketCount(_ bytes: UnsafeRawBufferPointer) -> (lines: Int, brackets: Int) {
+        var lines = 0, run = 0, longest = 0
+        for byte in bytes {
+            switch byte {
+            case 0x5B:   // [
+                run += 1
+                longest = max(longest, run)
+            case 0x0A:
+                lines += 1
+            case 0x20, 0x09, 0x0D:
+                break
+            default:
+                run = 0
+            }
+        }
+        return (lines, longest)
+    }
+
     /// Reads and parses every file on both cores; a file that cannot be read or parsed is a warning.
     static func parse(_ paths: [String], root: String) -> [Parsed] {
         Parallel.map(paths.count) { index in
@@ -167,9 +192,13 @@ public enum ObserverScan {
 
     /// Parses one file's bytes and collects its facts.
     static func parse(_ data: Data, path: String) -> Parsed {
-        let lines = data.reduce(into: 0) { count, byte in if byte == 0x0A { count += 1 } }
+        let (lines, brackets) = data.withUnsafeBytes { lineAndBracketCount($0) }
         guard String(validating: data, as: UTF8.self) != nil else {
             return Parsed(facts: nil, lines: lines, warning: ScanWarning(path: path, text: "not valid UTF-8: skipped"))
+        }
+        guard brackets <= maximumBracketRun else {
+            return Parsed(facts: nil, lines: lines, warning: ScanWarning(
+                path: path, text: "\(brackets) `[` in a row, more than the parser can take in reasonable time (\(maximumBracketRun)): skipped"))
         }
         let tree = data.withUnsafeBytes { raw in
             Parser.parse(source: raw.bindMemory(to: UInt8.self), maximumNestingLevel: maximumNestingLevel)

@@ -177,3 +177,31 @@ import TraceStore
         #expect(trimmedTextDisagreements(in: source).isEmpty)
     }
 }
+
+/// swift-syntax 603's parser takes time that doubles with each `[` of a run (found by fuzzing the
+/// scanner: 24 took 3 s, the fuzzer's inputs minutes): such a file is a warning, and the scan goes on.
+@Suite(.timeLimit(.minutes(1))) struct BracketRunTests {
+    @Test func aLongRunOfBracketsIsSkippedWithAWarning() throws {
+        let source = "import UIKit\nlet x = " + String(repeating: "[ ", count: 40) + "\n"
+        let report = try ObserverScan.scan(source: Data(source.utf8), path: "Brackets.swift")
+        #expect(report.warnings.count == 1)
+        #expect(report.warnings.first?.text.contains("40 `[` in a row") == true)
+    }
+
+    @Test func nestedLiteralsAndTypesOfRealCodeAreRead() throws {
+        let source = """
+            import UIKit
+            final class Grid: UIViewController {
+                let cells: [[[String: [Int]]]] = [[[["a": [1, 2]]]]]
+                override func viewDidLoad() {
+                    super.viewDidLoad()
+                    NotificationCenter.default.addObserver(self, selector: #selector(shown), name: UIResponder.keyboardWillShowNotification, object: nil)
+                }
+                @objc func shown() {}
+            }
+            """
+        let report = try ObserverScan.scan(source: Data(source.utf8), path: "Grid.swift")
+        #expect(report.warnings.isEmpty)
+        #expect(report.modelled == 1)
+    }
+}
