@@ -7,8 +7,9 @@ import TraceStore
 
 /// A PostgreSQL database holding session summaries: what `tracectl push` fills and `report --from` reads.
 ///
-/// The schema (``FleetSchema``) is created or migrated by ``migrate()``. Each session is written in one
-/// transaction keyed by its UUID: pushed twice it is there once, and a push cut short leaves every
+/// The schema (``FleetSchema``) is created or migrated by ``migrate()``. Sessions are keyed by their
+/// UUID: pushed twice, a session is there once. Each is written inside one transaction, alone
+/// (``push(_:)``) or in a batch (``push(_:batchSize:connections:)``), so a push cut short leaves every
 /// session whole or absent.
 ///
 /// ```swift
