@@ -4,8 +4,8 @@ import NotifyBus
 import ScenarioTrace
 import TraceStore
 
-/// Records one class's journeys into a trace (one session per journey) and runs the leak rules
-/// on each session, mapping every finding back to the source line it is about.
+/// Records one class's journeys (in memory, or as the sessions of one trace with `--keep-traces`)
+/// and runs the leak rules on each, mapping every finding back to the source line it is about.
 enum JourneyRunner {
     struct Outcome: Sendable {
         var findings: [ScanFinding] = []

@@ -38,6 +38,8 @@ extension FleetReport {
     public var comparison: String {
         if usesBaseline { return "new: outside the baseline" }
         if let sinceBuild { return "new: first seen after build \(sinceBuild)" }
+        // New and regressed are counted in builds: without any, every fingerprint is known.
+        if builds.isEmpty { return "new: none can be told, no session names its build (record --meta build=N)" }
         return "new: every fingerprint (no earlier build)"
     }
 

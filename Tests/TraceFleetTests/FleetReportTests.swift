@@ -1,4 +1,5 @@
 import Foundation
+import ScenarioTrace
 import Testing
 import TestSupport
 import TraceFleet
@@ -104,6 +105,18 @@ import TraceStore
         #expect(baselined.rows.filter { leak.contains($0.fingerprint) }.allSatisfy { $0.status == .regressed })
         #expect(baselined.rows.filter { block.contains($0.fingerprint) }.allSatisfy { $0.status == .new })
         #expect(throws: FleetError.self) { try FleetReport(sessions: result.sessions, options: .init(sinceBuild: "99")) }
+    }
+
+    /// Sessions without a build: nothing is new, and the headline says why rather than "every fingerprint".
+    @Test func withoutBuildsTheHeadlineSaysNothingCanBeNew() throws {
+        let directory = try TemporaryDirectory()
+        let data = try Data(contentsOf: URL(fileURLWithPath: example("seed000-keyboard-leak")))
+        try ScenarioRecording.record(scenario: data, file: "seed000-keyboard-leak.json", to: directory.file("a.trace"))
+        let report = try FleetReport(sessions: FleetCollector.collect([directory.path]).sessions)
+        #expect(report.builds.isEmpty && !report.rows.isEmpty)
+        #expect(report.rows.allSatisfy { $0.status == .known })
+        #expect(report.comparison.contains("no session names its build"))
+        #expect(!report.text().contains("every fingerprint"))
     }
 
     @Test func theRowsDoNotDependOnTheOrderOrTheNumberOfWorkers() throws {

@@ -348,12 +348,12 @@ public struct LeakAnalyzer {
         }
     }
 
-    /// Closes the pass: observers still registered whose owner is gone outlived it.
     /// Brings the state to `seq`, the session's last: what the walk does after its last row.
     mutating func advance(to seq: UInt64) {
         state.advance(to: seq)
     }
 
+    /// Closes the pass: observers still registered whose owner is gone outlived it.
     public mutating func finish() -> [LeakFinding] {
         settleReleases(before: nil)
         // A name no owner of the type ever observed: the removal meant another (a typo, the
