@@ -399,10 +399,7 @@ public struct LeakAnalyzer {
     /// selectors for one name are not a duplicate).
     private func isSecondSelector(_ added: TraceState.Observer) -> Bool {
         guard added.kind == .selector, let handler = added.handler, let owner = added.owner else { return false }
-        return state.observers(ownedBy: owner).allSatisfy { other in
-            other.message != added.message || other.sender != added.sender
-                || (other.kind == .selector && other.handler != nil && other.handler != handler)
-        }
+        return state.onlyOtherSelectors(owner: owner, message: added.message, sender: added.sender, handler: handler)
     }
 
     private mutating func checkDuplicates(_ event: RecordedEvent) {

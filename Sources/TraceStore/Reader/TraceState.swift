@@ -65,6 +65,11 @@ public struct TraceState: Sendable {
     private var handled: [HandlerKey: [String?: Int]] = [:]
     private struct Registration: Hashable { let owner: UInt64, message: String?, sender: UInt64? }
     private struct HandlerKey: Hashable { let owner: UInt64, handler: String }
+    /// Of ``registrations``, the selector observers that name their method, and those by method:
+    /// whether an add is a second selector for a name (no duplicate) is then two lookups.
+    private var selectorRegistrations: [Registration: Int] = [:]
+    private var selectorsByMethod: [SelectorKey: Int] = [:]
+    private struct SelectorKey: Hashable { let registration: Registration, handler: String }
     public private(set) var owners: [UInt64: Owner] = [:]
     public private(set) var applicationState: ApplicationState = .notRunning
     /// The last event applied.
@@ -154,6 +159,11 @@ public struct TraceState: Sendable {
                 observersByOwner[owner, default: []].insert(id)
                 registrations[Registration(owner: owner, message: event.message, sender: event.sender), default: 0] += 1
                 if let handler = event.handler { handled[HandlerKey(owner: owner, handler: handler), default: [:]][event.message, default: 0] += 1 }
+                if event.observerKind == .selector, let handler = event.handler {
+                    let registration = Registration(owner: owner, message: event.message, sender: event.sender)
+                    selectorRegistrations[registration, default: 0] += 1
+                    selectorsByMethod[SelectorKey(registration: registration, handler: handler), default: 0] += 1
+                }
             }
         case .observerRemoved:
             if let id = event.observer { forget(observer: id) }
@@ -210,6 +220,14 @@ public struct TraceState: Sendable {
         registrations[Registration(owner: owner, message: message, sender: sender)] != nil
     }
 
+    /// Whether every observer `owner` has registered for `message` from `sender` is a selector observer
+    /// naming a method other than `handler` (true when there is none).
+    package func onlyOtherSelectors(owner: UInt64, message: String?, sender: UInt64?, handler: String) -> Bool {
+        let registration = Registration(owner: owner, message: message, sender: sender)
+        return selectorRegistrations[registration] ?? 0 == registrations[registration] ?? 0
+            && selectorsByMethod[SelectorKey(registration: registration, handler: handler)] == nil
+    }
+
     /// The messages `owner`'s observers with the handler named `handler` observe.
     package func messages(handledBy handler: String, ownedBy owner: UInt64) -> Dictionary<String?, Int>.Keys {
         (handled[HandlerKey(owner: owner, handler: handler)] ?? [:]).keys
@@ -221,6 +239,11 @@ public struct TraceState: Sendable {
         if observersByOwner[owner]?.isEmpty == true { observersByOwner[owner] = nil }
         let registration = Registration(owner: owner, message: removed.message, sender: removed.sender)
         registrations[registration] = registrations[registration].flatMap { $0 > 1 ? $0 - 1 : nil }
+        if removed.kind == .selector, let handler = removed.handler {
+            selectorRegistrations[registration] = selectorRegistrations[registration].flatMap { $0 > 1 ? $0 - 1 : nil }
+            let key = SelectorKey(registration: registration, handler: handler)
+            selectorsByMethod[key] = selectorsByMethod[key].flatMap { $0 > 1 ? $0 - 1 : nil }
+        }
         if let handler = removed.handler {
             let key = HandlerKey(owner: owner, handler: handler)
             var messages = handled.removeValue(forKey: key) ?? [:]
