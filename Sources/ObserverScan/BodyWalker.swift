@@ -411,19 +411,19 @@ struct BodyWalker {
                 self.name = name
                 super.init(viewMode: .sourceAccurate)
             }
-            override func visit(_ node: OptionalBindingConditionSyntax) -> SyntaxVisitorContinueKind {
-                if property == nil, node.pattern.as(IdentifierPatternSyntax.self)?.identifier.text == name,
-                   let value = node.initializer?.value, let bound = BodyWalker.propertyName(value), bound != name {
+            /// `pattern = value` binding `name` to a property: `if let`, `guard let` and `let` alike.
+            func consider(_ pattern: PatternSyntax, _ value: ExprSyntax?) -> SyntaxVisitorContinueKind {
+                if property == nil, pattern.as(IdentifierPatternSyntax.self)?.identifier.text == name,
+                   let value, let bound = BodyWalker.propertyName(value), bound != name {
                     property = bound
                 }
                 return .visitChildren
             }
+            override func visit(_ node: OptionalBindingConditionSyntax) -> SyntaxVisitorContinueKind {
+                consider(node.pattern, node.initializer?.value)
+            }
             override func visit(_ node: PatternBindingSyntax) -> SyntaxVisitorContinueKind {
-                if property == nil, node.pattern.as(IdentifierPatternSyntax.self)?.identifier.text == name,
-                   let value = node.initializer?.value, let bound = BodyWalker.propertyName(value), bound != name {
-                    property = bound
-                }
-                return .visitChildren
+                consider(node.pattern, node.initializer?.value)
             }
         }
         let finder = Binding(name)
