@@ -29,6 +29,14 @@ public struct ScanReport: Sendable {
         findings.filter { $0.severity >= severity }
     }
 
+    /// The scan's exit code: 3 when it did not read everything it was given (a file skipped or read in
+    /// part, or no Swift file at all): then its findings, or their absence, cover only what it read, as
+    /// `tracectl leaks` says of a cut-short session. Else 1 with findings at or above `severity`, 0 without.
+    public func exitCode(minimumSeverity severity: LeakSeverity) -> Int32 {
+        if !warnings.isEmpty || files == 0 { return 3 }
+        return findings(atLeast: severity).isEmpty ? 0 : 1
+    }
+
     // MARK: Text
 
     /// One line per finding, note and warning, then a summary.

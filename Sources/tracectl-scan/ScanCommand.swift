@@ -86,7 +86,7 @@ struct ScanCommand: ParsableCommand {
         } catch {
             fail("cannot write the report: \(error.localizedDescription)", code: 74)
         }
-        throw ExitCode(report.findings(atLeast: severity).isEmpty ? 0 : 1)
+        throw ExitCode(report.exitCode(minimumSeverity: severity))
     }
 
     private func fail(_ message: String, code: Int32) -> Never {

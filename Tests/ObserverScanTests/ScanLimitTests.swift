@@ -186,6 +186,7 @@ import TraceStore
         let report = try ObserverScan.scan(source: Data(source.utf8), path: "Brackets.swift")
         #expect(report.warnings.count == 1)
         #expect(report.warnings.first?.text.contains("40 `[` in a row") == true)
+        #expect(report.exitCode(minimumSeverity: .note) == 3, "a file not read is never a clean scan")
     }
 
     @Test func nestedLiteralsAndTypesOfRealCodeAreRead() throws {
@@ -203,5 +204,27 @@ import TraceStore
         let report = try ObserverScan.scan(source: Data(source.utf8), path: "Grid.swift")
         #expect(report.warnings.isEmpty)
         #expect(report.modelled == 1)
+    }
+}
+
+/// The scan's exit code says what it saw: 1 findings, 0 none, 3 when a file was not read (or there was
+/// no Swift file), whatever the findings: a clean exit only for a scan that read everything.
+@Suite struct ScanExitCodeTests {
+    @Test func findingsOneNoneZero() throws {
+        let bug = try ObserverScan.scan(ScanOptions(paths: [fixtures + "/strong-self-block.swift"], sourceRoot: fixtures))
+        #expect(bug.exitCode(minimumSeverity: .note) == 1)
+        let fixed = try ObserverScan.scan(ScanOptions(paths: [fixtures + "/strong-self-block-fixed.swift"], sourceRoot: fixtures))
+        #expect(fixed.exitCode(minimumSeverity: .note) == 0)
+    }
+
+    @Test func aFileNotReadOrNoSwiftIsThree() throws {
+        let directory = try TemporaryDirectory()
+        let empty = try ObserverScan.scan(ScanOptions(paths: [directory.path], sourceRoot: directory.path))
+        #expect(empty.exitCode(minimumSeverity: .note) == 3)
+        try Data("class A {\n".utf8).write(to: URL(fileURLWithPath: directory.file("Broken.swift")))
+        try FileManager.default.copyItem(atPath: fixtures + "/strong-self-block.swift", toPath: directory.file("Popup.swift"))
+        let partial = try ObserverScan.scan(ScanOptions(paths: [directory.path], sourceRoot: directory.path))
+        #expect(!partial.findings.isEmpty && partial.warnings.count == 1)
+        #expect(partial.exitCode(minimumSeverity: .note) == 3)
     }
 }
