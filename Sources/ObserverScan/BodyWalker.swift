@@ -5,7 +5,7 @@ import SwiftSyntax
 /// calls of the type's own methods, each with the conditions it stands under.
 struct BodyWalker {
     let path: String
-    let converter: SourceLocationConverter
+    let lines: SourceLines
     /// The conditions the statement being walked stands under, innermost last. Their text is made
     /// only when a fact records them (``conditions``): most bodies register nothing, and making the
     /// text of every `if` of an app was a tenth of its scan.
@@ -21,12 +21,12 @@ struct BodyWalker {
 
     init(collector: FactCollector, propertyInitializer: String? = nil) {
         self.path = collector.path
-        self.converter = collector.converter
+        self.lines = collector.lines
         self.propertyInitializer = propertyInitializer
     }
 
     func location(_ node: some SyntaxProtocol) -> SourceLocation {
-        SourceLocation(file: path, line: converter.location(for: node.positionAfterSkippingLeadingTrivia).line)
+        SourceLocation(file: path, line: lines.line(at: node.positionAfterSkippingLeadingTrivia.utf8Offset))
     }
 
     mutating func walk(_ node: Syntax, depth: Int) {
@@ -153,7 +153,7 @@ struct BodyWalker {
             if Self.isSelf(first) {
                 if labels.count >= 2, labels[1] == "name", let nameArgument = call.arguments.dropFirst().first?.expression {
                     for name in names(nameArgument, at: Syntax(call)) {
-                        actions.append(.remove(RemovalFact(target: .name(name), location: here, conditions: conditions)))
+                        actions.append(.remove(RemovalFact(target: .name(name), location: here, conditions: conditions, throughCenter: true)))
                     }
                     return
                 } else {
@@ -164,11 +164,11 @@ struct BodyWalker {
                 if case .token(let property) = target, labels.count >= 2, labels[1] == "name",
                    let nameArgument = call.arguments.dropFirst().first?.expression {
                     actions.append(.remove(RemovalFact(target: .tokenNamed(property, Self.nameExpression(nameArgument)),
-                                                       location: here, conditions: conditions)))
+                                                       location: here, conditions: conditions, throughCenter: true)))
                     return
                 }
             }
-            actions.append(.remove(RemovalFact(target: target, location: here, conditions: conditions)))
+            actions.append(.remove(RemovalFact(target: target, location: here, conditions: conditions, throughCenter: true)))
         case "cancel" where labels.isEmpty:
             guard let receiver = call.calledExpression.as(MemberAccessExprSyntax.self)?.base else { return }
             let target = tokenTarget(receiver, node: Syntax(call))
@@ -179,7 +179,7 @@ struct BodyWalker {
             guard let base = call.calledExpression.as(MemberAccessExprSyntax.self)?.base, let collection = Self.propertyName(base),
                   let argument = call.arguments.first?.expression,
                   argument.trimmedText.contains("removeObserver") && !argument.is(ClosureExprSyntax.self) else { return }
-            actions.append(.remove(RemovalFact(target: .collection(collection), location: here, conditions: conditions)))
+            actions.append(.remove(RemovalFact(target: .collection(collection), location: here, conditions: conditions, throughCenter: true)))
         case "removeAll" where labels.isEmpty || labels == ["keepingCapacity"]:
             guard let base = call.calledExpression.as(MemberAccessExprSyntax.self)?.base, let collection = Self.propertyName(base)
             else { return }

@@ -12,15 +12,20 @@ struct FactCollector {
     static let maximumDepth = 1_500
 
     let path: String
-    let converter: SourceLocationConverter
+    let lines: SourceLines
+    /// Whether method bodies, property initializers and top-level code are read. Without them
+    /// (a file with no observer code in it, ``ObserverScan/observerWords``) only the types'
+    /// outlines are: names, what they inherit, properties, name constants.
+    let readsBodies: Bool
     var facts: FileFacts
     /// Set when the walk stopped at ``maximumDepth`` somewhere.
     private(set) var truncated = false
 
-    init(path: String, tree: SourceFileSyntax) {
+    init(path: String, lines: SourceLines, readsBodies: Bool = true) {
         self.path = path
-        self.converter = SourceLocationConverter(fileName: path, tree: tree)
-        self.facts = FileFacts(path: path)
+        self.lines = lines
+        self.readsBodies = readsBodies
+        self.facts = FileFacts(path: path, readsBodies: readsBodies)
     }
 
     mutating func collect(_ tree: SourceFileSyntax) {
@@ -28,7 +33,7 @@ struct FactCollector {
     }
 
     func location(_ node: some SyntaxProtocol) -> SourceLocation {
-        SourceLocation(file: path, line: converter.location(for: node.positionAfterSkippingLeadingTrivia).line)
+        SourceLocation(file: path, line: lines.line(at: node.positionAfterSkippingLeadingTrivia.utf8Offset))
     }
 
     // MARK: Declarations
@@ -73,8 +78,8 @@ struct FactCollector {
                 default: break
                 }
             }
-        } else if node.is(FunctionDeclSyntax.self) || node.is(CodeBlockItemSyntax.self) || node.kind == .expressionStmt
-                    || node.is(ExprSyntax.self) {
+        } else if readsBodies, node.is(FunctionDeclSyntax.self) || node.is(CodeBlockItemSyntax.self)
+                    || node.kind == .expressionStmt || node.is(ExprSyntax.self) {
             // Free functions and top-level code: a registration there has no type to model.
             var loose = BodyWalker(collector: self)
             loose.walk(node, depth: depth)
@@ -95,6 +100,10 @@ struct FactCollector {
         let isNameExtension = kind == .extension && Self.isNotificationNameType(name)
         for member in members.members {
             let decl = member.decl
+            if !readsBodies, decl.is(FunctionDeclSyntax.self) || decl.is(InitializerDeclSyntax.self)
+                || decl.is(DeinitializerDeclSyntax.self) {
+                continue
+            }
             if let function = decl.as(FunctionDeclSyntax.self) {
                 let labels = function.signature.parameterClause.parameters.map { $0.firstName.text }
                 type.methods.append(method(function.name.text, labels: labels,
@@ -127,14 +136,14 @@ struct FactCollector {
                         type.propertyTypes.insert(Self.typeName(call.calledExpression.trimmedText))
                     }
                     // A stored property's initial value runs at init: `let observer = center.addObserver(…)`.
-                    if let value = binding.initializer?.value {
+                    if readsBodies, let value = binding.initializer?.value {
                         var walker = BodyWalker(collector: self, propertyInitializer: identifier)
                         walker.walk(Syntax(value), depth: depth + 1)
                         truncated = truncated || walker.truncated
                         initializers.append(contentsOf: walker.actions)
                     }
                     // A computed property's getter: calls in it are followed like a method's.
-                    if let accessors = binding.accessorBlock {
+                    if readsBodies, let accessors = binding.accessorBlock {
                         var walker = BodyWalker(collector: self)
                         walker.walk(Syntax(accessors), depth: depth + 1)
                         truncated = truncated || walker.truncated

@@ -106,6 +106,8 @@ struct RemovalFact: Sendable, Hashable {
     var target: RemovalTarget
     var location: SourceLocation
     var conditions: [String]
+    /// A call of the center's `removeObserver`, not a token's `cancel()` or a property let go of.
+    var throughCenter = false
 }
 
 /// One step of a method body, in source order.
@@ -171,6 +173,8 @@ struct NameConstant: Sendable, Hashable {
 /// Everything read from one file.
 struct FileFacts: Sendable {
     var path: String
+    /// False for a file read in outline only (``FactCollector/readsBodies``): its types have no methods.
+    var readsBodies = true
     var types: [TypeDeclFacts] = []
     var nameConstants: [NameConstant] = []
     /// Registrations outside any type (top-level code, free functions): noted, not modelled.

@@ -109,6 +109,34 @@ struct ObserverModel {
         return result
     }
 
+    /// Whether a declaration registers an observer or removes one through the center. Every such
+    /// call holds one of ``ObserverScan/observerWords``.
+    static func hasObserverCode(_ decl: TypeDeclFacts) -> Bool {
+        decl.methods.contains { method in
+            method.actions.contains { action in
+                switch action {
+                case .register: true
+                case .remove(let removal): removal.throughCenter
+                case .call, .superCall: false
+                }
+            }
+        }
+    }
+
+    /// The names of every declaration a modelled class reads (its class and superclasses with their
+    /// extensions, the protocols it conforms to with theirs): the outlines to read again, whole.
+    func declarationsRead() -> Set<String> {
+        var names = Set<String>()
+        for name in classes.keys {
+            let chain = chain(of: name)
+            let conformed = conformances(of: chain)
+            guard lookupOrder(chain, from: 0, protocols: conformed).contains(where: Self.hasObserverCode) else { continue }
+            names.formUnion(chain.map(\.name))
+            names.formUnion(conformed)
+        }
+        return names
+    }
+
     // MARK: Resolution
 
     /// The class and its scanned superclasses, most derived first.
@@ -305,13 +333,9 @@ struct ObserverModel {
         let conformed = conformances(of: chain)
         let role = role(of: chain)
         let decls = lookupOrder(chain, from: 0, protocols: conformed)
-        // Only classes whose code (or inherited code) registers or removes are modelled.
-        let hasFacts = decls.contains { decl in
-            decl.methods.contains { method in
-                method.actions.contains { if case .call = $0 { false } else if case .superCall = $0 { false } else { true } }
-            }
-        }
-        guard hasFacts else { return nil }
+        // Only classes whose code (or inherited code) registers observers or removes them through the
+        // center are modelled: `timer = nil` or `task.cancel()` alone is no observer code.
+        guard decls.contains(where: Self.hasObserverCode) else { return nil }
 
         var memberNames = Set<String>()
         var collections = Set<String>()

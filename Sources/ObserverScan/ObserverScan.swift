@@ -1,6 +1,7 @@
 public import Foundation
 import SwiftParser
 import SwiftSyntax
+import Synchronization
 import NotifyBus
 import TraceStore
 
@@ -30,7 +31,23 @@ public enum ObserverScan {
             ?? DeploymentTarget.find(in: options.paths.map(SourceFiles.absolute).filter(isDirectory) + [root])
         let semantics = target?.selectorSemantics ?? .modern
 
-        let parsed = parse(files.swift, root: root)
+        var parsed = parse(files.swift, root: root, outlines: options.readsOutlines, treeBudget: options.outlineTreeBudget)
+        var model = ObserverModel(files: parsed.compactMap(\.facts))
+        // A file with no observer code was read in outline; one that declares part of a class the
+        // journeys run (a superclass, an extension, a protocol it conforms to) is read again, whole.
+        let wanted = model.declarationsRead()
+        let again = parsed.indices.filter { index in
+            guard let facts = parsed[index].facts, !facts.readsBodies else { return false }
+            return facts.types.contains { wanted.contains($0.name) }
+        }
+        if !again.isEmpty {
+            let reread = Parallel.map(again.count) { [parsed] position in
+                let index = again[position]
+                return parsed[index].outline.map(readWhole) ?? parsed[index]
+            }
+            for (position, index) in again.enumerated() { parsed[index] = reread[position] }
+            model = ObserverModel(files: parsed.compactMap(\.facts))
+        }
         var report = ScanReport(selectorSemantics: semantics, deploymentTarget: target)
         report.warnings = files.warnings.map { ScanWarning(path: display($0.path, root: root), text: $0.text) }
         for result in parsed {
@@ -48,7 +65,6 @@ public enum ObserverScan {
             report.notes.append(ScanNote(location: SourceLocation(file: options.paths.first.map { display(SourceFiles.absolute($0), root: root) } ?? ".", line: 0),
                                          type: nil, text: "no Swift files to scan"))
         }
-        let model = ObserverModel(files: parsed.compactMap(\.facts))
         let types = model.models()
         report.notes += model.looseNotes
         report.types = types.count
@@ -129,7 +145,8 @@ public enum ObserverScan {
         guard source.count <= maximumFileSize else {
             return Parsed(facts: nil, lines: 0, warning: ScanWarning(path: path, text: "larger than \(maximumFileSize >> 20) MiB: skipped"))
         }
-        return parse(source, path: path)
+        // One file alone: read whole whatever it holds (the fuzz target walks every body).
+        return parse(source, path: path, wholly: true)
     }
 
     private static func isDirectory(_ path: String) -> Bool {
@@ -147,7 +164,26 @@ public enum ObserverScan {
         var facts: FileFacts?
         var lines: Int
         var warning: ScanWarning?
+        /// The tree of a file read in outline: it may be read again, whole.
+        var outline: Outline?
     }
+
+    struct Outline: Sendable {
+        /// As the report shows it.
+        var path: String
+        /// Where it is read again from, when its tree was not kept.
+        var file: String?
+        var tree: SourceFileSyntax?
+        var lines: SourceLines
+        var lineCount: Int
+    }
+
+    /// The words without which a file cannot register or remove an observer: every registration
+    /// the scan knows is a call of `addObserver`, `notifications(named:)` or `publisher(for:)`, and
+    /// every removal through the center a call of `removeObserver`. A file with none of them, in code,
+    /// comments or strings, is read in outline only: its method bodies are not walked (most of an
+    /// app, and most of the fact walk's time), unless a class the journeys run needs them.
+    static let observerWords: [[UInt8]] = ["addObserver", "removeObserver", "notifications", "publisher"].map { Array($0.utf8) }
 
     /// The most `[` in a row (white space between them allowed) a file may hold. swift-syntax 603's
     /// parser looks ahead for a type at each one, in time that doubles with every `[` more: 24 took
@@ -175,8 +211,9 @@ public enum ObserverScan {
     }
 
     /// Reads and parses every file on both cores; a file that cannot be read or parsed is a warning.
-    static func parse(_ paths: [String], root: String) -> [Parsed] {
-        Parallel.map(paths.count) { index in
+    static func parse(_ paths: [String], root: String, outlines: Bool, treeBudget: Int) -> [Parsed] {
+        let kept = Atomic<Int>(0)
+        return Parallel.map(paths.count) { index in
             let path = paths[index]
             let shown = display(path, root: root)
             guard let data = FileManager.default.contents(atPath: path) else {
@@ -186,12 +223,25 @@ public enum ObserverScan {
                 return Parsed(facts: nil, lines: 0,
                               warning: ScanWarning(path: shown, text: "larger than \(maximumFileSize >> 20) MiB: skipped"))
             }
-            return parse(data, path: shown)
+            var parsed = parse(data, path: shown, wholly: !outlines)
+            if parsed.outline != nil {
+                // Trees take about fifteen times their source: past the budget, an outline that is
+                // wanted whole is parsed again from its file instead.
+                let total = kept.add(data.count, ordering: .relaxed).newValue
+                if total > treeBudget { parsed.outline?.tree = nil }
+                parsed.outline?.file = path
+            }
+            return parsed
         }
     }
 
-    /// Parses one file's bytes and collects its facts.
-    static func parse(_ data: Data, path: String) -> Parsed {
+    /// How much source (bytes) the outlines' trees are kept for: 16 MiB, about 400 000 lines and
+    /// 250 MB of trees. (Pocket Casts is 7 MB, Home Assistant 9.)
+    static let maximumOutlineSource = 16 << 20
+
+    /// Parses one file's bytes and collects its facts: whole when `wholly` or when the file holds
+    /// one of the ``observerWords``, else in outline.
+    static func parse(_ data: Data, path: String, wholly: Bool = false) -> Parsed {
         let (lines, brackets) = data.withUnsafeBytes { lineAndBracketCount($0) }
         guard String(validating: data, as: UTF8.self) != nil else {
             return Parsed(facts: nil, lines: lines, warning: ScanWarning(path: path, text: "not valid UTF-8: skipped"))
@@ -208,11 +258,28 @@ public enum ObserverScan {
             return Parsed(facts: nil, lines: lines,
                           warning: ScanWarning(path: path, text: "does not parse (first error near line \(line)): skipped"))
         }
-        var collector = FactCollector(path: path, tree: tree)
+        let whole = wholly || data.withUnsafeBytes { containsAny($0, of: observerWords) }
+        let outline = Outline(path: path, tree: tree, lines: data.withUnsafeBytes { SourceLines($0) }, lineCount: lines)
+        return collect(outline, tree: tree, whole: whole)
+    }
+
+    /// The facts of a parsed file, whole or in outline (then with its tree, to be read whole if needed).
+    private static func collect(_ outline: Outline, tree: SourceFileSyntax, whole: Bool) -> Parsed {
+        let path = outline.path
+        var collector = FactCollector(path: path, lines: outline.lines, readsBodies: whole)
         collector.collect(tree)
         let warning = collector.truncated
             ? ScanWarning(path: path, text: "nested deeper than the scan reads: read in part") : nil
-        return Parsed(facts: collector.facts, lines: lines, warning: warning)
+        return Parsed(facts: collector.facts, lines: outline.lineCount, warning: warning, outline: whole ? nil : outline)
+    }
+
+    /// A file read in outline, read again whole.
+    static func readWhole(_ outline: Outline) -> Parsed {
+        if let tree = outline.tree { return collect(outline, tree: tree, whole: true) }
+        guard let file = outline.file, let data = FileManager.default.contents(atPath: file) else {
+            return Parsed(facts: nil, lines: outline.lineCount, warning: ScanWarning(path: outline.path, text: "cannot be read again: skipped"))
+        }
+        return parse(data, path: outline.path, wholly: true)
     }
 
     private static func firstErrorLine(_ tree: SourceFileSyntax) -> Int {
@@ -239,6 +306,11 @@ public struct ScanOptions: Sendable {
     public var keepTraces: String?
     /// `--ios-deployment-target`; `nil`: read from a Package.swift or .xcodeproj, else modern.
     public var deploymentTarget: String?
+    /// Whether files with no observer code are read in outline (``ObserverScan/observerWords``).
+    /// Off, every body of every file is walked: the same report, slower (tests hold the two together).
+    package var readsOutlines = true
+    /// How much source the outlines' trees are kept for (``ObserverScan/maximumOutlineSource``).
+    package var outlineTreeBudget = ObserverScan.maximumOutlineSource
 
     public init(paths: [String], sourceRoot: String? = nil, keepTraces: String? = nil, deploymentTarget: String? = nil) {
         self.paths = paths

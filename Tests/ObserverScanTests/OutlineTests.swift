@@ -1,0 +1,122 @@
+import Foundation
+import ObserverScan
+import Testing
+import TestSupport
+import TraceStore
+
+/// A file with no observer code is read in outline (its bodies not walked) unless a class the
+/// journeys run needs it: the report must be the one that walking every body gives.
+@Suite struct OutlineTests {
+    private func write(_ files: [String: String], in directory: TemporaryDirectory) throws {
+        for (name, text) in files {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: directory.file(name)))
+        }
+    }
+
+    private func reports(_ path: String, root: String) throws -> (outlines: String, budgetless: String, whole: String) {
+        var options = ScanOptions(paths: [path], sourceRoot: root)
+        let outlines = try ObserverScan.scan(options).json().rendered(pretty: true)
+        options.outlineTreeBudget = 0   // every outline wanted whole is parsed again from its file
+        let budgetless = try ObserverScan.scan(options).json().rendered(pretty: true)
+        options.readsOutlines = false
+        let whole = try ObserverScan.scan(options).json().rendered(pretty: true)
+        return (outlines, budgetless, whole)
+    }
+
+    /// A base class that registers, its subclass, an extension and a protocol extension in files of
+    /// their own with no observer word in them: each changes what the subclass's journeys record.
+    static let linkedFiles: [String: String] = [
+        "Base.swift": """
+            import UIKit
+            class BaseViewController: UIViewController {
+                override func viewWillAppear(_ animated: Bool) {
+                    super.viewWillAppear(animated)
+                    NotificationCenter.default.addObserver(self, selector: #selector(shown), name: UIResponder.keyboardWillShowNotification, object: nil)
+                    startListening()
+                }
+                override func viewWillDisappear(_ animated: Bool) {
+                    super.viewWillDisappear(animated)
+                    stopListening()
+                }
+                func startListening() {}
+                func stopListening() {
+                    NotificationCenter.default.removeObserver(self, name: UIResponder.keyboardWillShowNotification, object: nil)
+                }
+                @objc func shown() {}
+            }
+            """,
+        // Never calls super: the base's registration never happens for this screen.
+        "Quiet.swift": """
+            import UIKit
+            final class QuietViewController: BaseViewController {
+                override func viewWillAppear(_ animated: Bool) {
+                    title = "Quiet"
+                }
+            }
+            """,
+        // Overrides the removal with nothing, in an extension of its own file: the observer stays.
+        "Sticky.swift": """
+            import UIKit
+            final class StickyViewController: BaseViewController, Refreshing {
+                override func stopListening() {
+                    timer = nil
+                }
+                var timer: Timer?
+            }
+            """,
+        "Refreshing.swift": """
+            protocol Refreshing: AnyObject {}
+            extension Refreshing {
+                func refresh() { print("refresh") }
+            }
+            """,
+        // Nothing to do with observers at all.
+        "Plain.swift": """
+            struct Plain { var value = 1 }
+            final class Cache { var items: [Int] = []; func clear() { items = [] } }
+            """,
+    ]
+
+    @Test func filesReadInOutlineGiveTheReportOfEveryBodyWalked() throws {
+        let directory = try TemporaryDirectory()
+        try write(Self.linkedFiles, in: directory)
+        let (outlines, budgetless, whole) = try reports(directory.path, root: directory.path)
+        #expect(outlines == whole)
+        #expect(budgetless == whole)
+        // The test means something only if the subclasses differ from their base.
+        let report = try ObserverScan.scan(ScanOptions(paths: [directory.path], sourceRoot: directory.path))
+        let found = Set(report.findings.flatMap { finding in
+            ([finding.type] + finding.alsoIn).map { "\($0) \(finding.rule.rawValue) \(finding.location)" }
+        })
+        #expect(found == [
+            "StickyViewController delivery-while-offscreen Base.swift:5",
+            "StickyViewController duplicate-registration Base.swift:5",
+            "QuietViewController removal-misses-observer Base.swift:14",
+        ])
+        // `Cache` lets a collection go, which is no observer code: it is not modelled.
+        #expect(report.types == 3)
+    }
+
+    @Test func everyFixtureReadsTheSameInOutline() throws {
+        let (outlines, budgetless, whole) = try reports(fixtures, root: fixtures)
+        #expect(outlines == whole)
+        #expect(budgetless == whole)
+    }
+
+    @Test(arguments: [
+        "a\nb\r\nc\rd\n\n\r\r\ne", "", "\n", "\r", "\r\n", "let x = 1", "/* a\r\nb */ let y = \"\"\"\nz\r\n\"\"\"\n",
+        "let é = \"ü\" // 😀\r\nlet f = 2\u{2028}let g = 3\n",
+    ])
+    func sourceLinesAgreeWithTheConverter(_ source: String) {
+        #expect(sourceLineDisagreements(in: source) == [])
+    }
+
+    @Test func sourceLinesAgreeWithTheConverterOnEveryFixture() throws {
+        let names = try FileManager.default.subpathsOfDirectory(atPath: fixtures).filter { $0.hasSuffix(".swift") }
+        #expect(!names.isEmpty)
+        for name in names {
+            let text = try String(contentsOfFile: fixtures + "/" + name, encoding: .utf8)
+            #expect(sourceLineDisagreements(in: text) == [], "\(name)")
+        }
+    }
+}
