@@ -9,9 +9,20 @@ struct BodyWalker {
     /// The conditions the statement being walked stands under, innermost last. Their text is made
     /// only when a fact records them (``conditions``): most bodies register nothing, and making the
     /// text of every `if` of an app was a tenth of its scan.
-    private var pending: [PendingCondition] = []
+    private var pending: [PendingCondition] = [] {
+        didSet { conditionsText = nil }
+    }
+    /// ``conditions`` until `pending` changes: the calls of one block share it.
+    private var conditionsText: [String]?
     /// The conditions' text, as a fact records them.
-    var conditions: [String] { pending.map(\.text) }
+    var conditions: [String] {
+        mutating get {
+            if let conditionsText { return conditionsText }
+            let text = pending.map(\.text)
+            conditionsText = text
+            return text
+        }
+    }
     /// Set when the body is a stored property's initial value: a registration there goes to that property.
     let propertyInitializer: String?
     private(set) var actions: [MethodAction] = []
@@ -72,7 +83,8 @@ struct BodyWalker {
         } else if let sequence = node.as(SequenceExprSyntax.self) {
             assignment(sequence)
         }
-        for child in node.children(viewMode: .sourceAccurate) { walk(child, depth: depth + 1) }
+        // A token has nothing below it: about half the nodes of a body, not worth a call each.
+        for child in node.children(viewMode: .sourceAccurate) where !child.is(TokenSyntax.self) { walk(child, depth: depth + 1) }
     }
 
     /// The condition the statements after `item` stand under when `item` is an early exit:
@@ -109,18 +121,31 @@ struct BodyWalker {
     }
 
     static func short(_ text: String) -> String {
-        let flat = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
+        let flat = text.split(whereSeparator: \.isNewline).map { $0.trimming(.whitespaces) }.joined(separator: " ")
         return flat.count > 80 ? String(flat.prefix(77)) + "…" : flat
     }
 
     // MARK: Calls
 
     private mutating func call(_ call: FunctionCallExprSyntax) {
+        // The name first: the receiver's text is made only for the names a center answers to, and
+        // `self` or `super` are told by the tree (most calls of an app are on other receivers).
+        let name: String
+        var base: ExprSyntax?
+        var implicitMember = false
+        if let member = call.calledExpression.as(MemberAccessExprSyntax.self) {
+            name = member.declName.baseName.text
+            base = member.base
+            implicitMember = base == nil
+        } else if let reference = call.calledExpression.as(DeclReferenceExprSyntax.self) {
+            name = reference.baseName.text
+        } else {
+            return
+        }
         let labels = call.arguments.map { $0.label?.text ?? "_" }
-        let (receiver, name) = Self.calledName(call.calledExpression)
-        guard let name else { return }
         let here = location(call)
-        let isCenter = receiver.map(Self.looksLikeCenter) ?? false
+        let isCenter = base != nil && Self.centerMethods.contains(name)
+            && Self.looksLikeCenter(Self.calledName(call.calledExpression).0 ?? "")
         switch name {
         case "addObserver" where isCenter && labels.starts(with: ["_", "selector", "name"]):
             let args = Array(call.arguments)
@@ -192,9 +217,9 @@ struct BodyWalker {
                 setDestination(index, .collection(collection))
             }
         default:
-            if receiver == "super" {
+            if let base, base.is(SuperExprSyntax.self) {
                 actions.append(.superCall(name: name))
-            } else if receiver == nil || receiver == "self" {
+            } else if !implicitMember, base.map(Self.isSelfReceiver) ?? true {
                 actions.append(.call(name: name, labels: labels, location: here, conditions: conditions))
             }
         }
@@ -531,10 +556,20 @@ struct BodyWalker {
         return (nil, nil)
     }
 
+    /// The methods whose receiver is checked for a notification center.
+    static let centerMethods: Set<String> = ["addObserver", "notifications", "publisher", "removeObserver"]
+
     /// Whether a receiver is a notification center: `NotificationCenter.default`, `center`, `notiCenter`, `nc`.
     static func looksLikeCenter(_ receiver: String) -> Bool {
         let lower = receiver.lowercased()
         return lower.contains("notification") || lower.contains("center") || lower == "nc" || lower == "self.nc"
+    }
+
+    /// `self`, `self?` or `self!` as a call's receiver.
+    static func isSelfReceiver(_ base: ExprSyntax) -> Bool {
+        if let chain = base.as(OptionalChainingExprSyntax.self) { return isSelf(chain.expression) }
+        if let unwrap = base.as(ForceUnwrapExprSyntax.self) { return isSelf(unwrap.expression) }
+        return isSelf(base)
     }
 
     static func isSelf(_ expression: ExprSyntax) -> Bool {
@@ -566,7 +601,7 @@ struct BodyWalker {
         }
         if let paren = text.firstIndex(of: "(") { text = String(text[..<paren]) }
         if let dot = text.lastIndex(of: ".") { text = String(text[text.index(after: dot)...]) }
-        return text.trimmingCharacters(in: [" ", ")", "\""])
+        return text.trimming([" ", ")", "\""])
     }
 
     /// A notification name argument as written.

@@ -185,7 +185,7 @@ struct FactCollector {
     static func typeName(_ text: String) -> String {
         var name = text
         if let angle = name.firstIndex(of: "<") { name = String(name[..<angle]) }
-        name = name.trimmingCharacters(in: ["?", "!", " "])
+        name = name.trimming(["?", "!", " "])
         return name
     }
 

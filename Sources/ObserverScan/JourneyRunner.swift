@@ -15,39 +15,103 @@ enum JourneyRunner {
         var failure: String?
     }
 
-    /// Runs `model`'s journeys, each a session of the trace `folder` keeps for the type (one file per
-    /// type), or, with `folder` nil, recorded in memory and analysed there: the same events and the
-    /// same fold, without SQLite (`inMemoryJourneysFindWhatTheirTracesFind` holds the two together).
-    static func run(_ model: ObserverModel.TypeModel, constants: [String: String?], folder: String?,
-                    semantics: SelectorSemantics) -> Outcome {
-        let builder = ScenarioBuilder(model: model, constants: constants)
-        var outcome = Outcome()
-        outcome.notes = model.notes + builder.notes
-        // A singleton (`static let shared`) lives as long as the process: its observers are meant to.
-        guard !builder.isEmpty, !model.isSingleton else { return outcome }
-        outcome.modelled = true
+    /// Runs every class's journeys on both cores and returns each class's outcome, in order.
+    ///
+    /// With `folder` nil the journeys are recorded in memory and analysed there: the same events and
+    /// the same fold as in a trace, without SQLite (`inMemoryJourneysFindWhatTheirTracesFind` holds the
+    /// two together). Every class then plays one subject name, so classes that observe alike (the
+    /// subclasses of one base controller) have the same scenarios: those are recorded once, and each
+    /// class's findings are mapped back to its own source lines. With `folder`, each class's journeys
+    /// are the sessions of one trace of its own, under its own name.
+    static func run(_ models: [ObserverModel.TypeModel], constants: [String: String?], folder: String?,
+                    semantics: SelectorSemantics) -> [Outcome] {
+        let subject = folder == nil ? ScenarioBuilder.sharedSubject : nil
+        @Sendable func builder(_ index: Int) -> ScenarioBuilder {
+            ScenarioBuilder(model: models[index], constants: constants, subject: subject)
+        }
+        // What each class would record; a singleton (`static let shared`) lives as long as the process:
+        // its observers are meant to.
+        let identities: [String?] = Parallel.map(models.count) { index in
+            let builder = builder(index)
+            guard !builder.isEmpty, !models[index].isSingleton else { return nil }
+            return subject == nil ? "\(index)" : builder.identity
+        }
+        var jobs: [Int] = []
+        var jobOfIdentity: [String: Int] = [:]
+        var jobOf: [Int: Int] = [:]
+        for (index, identity) in identities.enumerated() {
+            guard let identity else { continue }
+            if let job = jobOfIdentity[identity] {
+                jobOf[index] = job
+            } else {
+                jobOfIdentity[identity] = jobs.count
+                jobOf[index] = jobs.count
+                jobs.append(index)
+            }
+        }
+        let recorded = Parallel.map(jobs.count) { [jobs] job in
+            record(builder(jobs[job]), folder: folder, semantics: semantics)
+        }
+        return Parallel.map(models.count) { [jobOf] index in
+            let builder = builder(index)
+            var outcome = Outcome()
+            outcome.notes = models[index].notes + builder.notes
+            guard let job = jobOf[index] else { return outcome }
+            outcome.modelled = true
+            switch recorded[job] {
+            case .failure(let failure):
+                outcome.failure = failure
+            case .success(let journeys):
+                outcome.findings = findings(journeys, builder: builder)
+            }
+            return outcome
+        }
+    }
+
+    /// One journey's findings, as the leak rules gave them.
+    struct Journeyed: Sendable {
+        var journey: String
+        var findings: [LeakFinding]
+    }
+
+    enum Recorded: Sendable {
+        case success([Journeyed])
+        /// The scanner's own scenario was refused or a trace failed.
+        case failure(String)
+    }
+
+    /// Records every journey of `builder`.
+    private static func record(_ builder: ScenarioBuilder, folder: String?, semantics: SelectorSemantics) -> Recorded {
+        let model = builder.model
         // The subject's name may repeat across modules: the qualified name's hash keeps files apart.
         let path = folder.map { $0 + "/" + builder.subject + "-" + stableHash(model.name + "@" + model.location.file) + ".trace" }
         if let path { TraceFiles.remove(at: path) }
-        var merged: [ScanFinding.Key: ScanFinding] = [:]
-        var order: [ScanFinding.Key] = []
+        var result: [Journeyed] = []
         for journey in builder.journeys {
             let json = builder.scenario(journey)
-            var findings: [LeakFinding]
             do {
-                findings = try record(json, into: path, semantics: semantics)
+                var findings = try record(json, into: path, semantics: semantics)
                 if findings.contains(where: { $0.rule == .blockRetainsOwner }) {
                     findings = try withoutCycleConsequences(findings, scenario: json, beside: path, semantics: semantics)
                 }
+                result.append(Journeyed(journey: journey.name, findings: findings))
             } catch {
-                outcome.failure = "scan of \(model.name) (\(model.location)): journey '\(journey.name)' failed: \(error)"
-                return outcome
+                return .failure("scan of \(model.name) (\(model.location)): journey '\(journey.name)' failed: \(error)")
             }
-            for finding in findings {
-                guard var found = ScanFinding(finding, builder: builder, journey: journey.name) else { continue }
+        }
+        return .success(result)
+    }
+
+    /// The journeys' findings as the class's own: located at its lines, one per key, journeys listed.
+    private static func findings(_ journeys: [Journeyed], builder: ScenarioBuilder) -> [ScanFinding] {
+        var merged: [ScanFinding.Key: ScanFinding] = [:]
+        var order: [ScanFinding.Key] = []
+        for journey in journeys {
+            for finding in journey.findings {
+                guard var found = ScanFinding(finding, builder: builder, journey: journey.journey) else { continue }
                 if let existing = merged[found.key] {
                     found = existing
-                    if !found.journeys.contains(journey.name) { found.journeys.append(journey.name) }
+                    if !found.journeys.contains(journey.journey) { found.journeys.append(journey.journey) }
                     merged[found.key] = found
                 } else {
                     merged[found.key] = found
@@ -55,8 +119,7 @@ enum JourneyRunner {
                 }
             }
         }
-        outcome.findings = order.compactMap { merged[$0] }
-        return outcome
+        return order.compactMap { merged[$0] }
     }
 
     /// Records one journey's scenario, as a new session of the trace at `path` or in memory, and

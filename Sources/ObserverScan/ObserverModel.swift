@@ -93,7 +93,10 @@ struct ObserverModel {
 
     /// Every class with at least one registration or removal in it, its extensions, superclasses or protocol extensions.
     func models() -> [TypeModel] {
-        var result = classes.keys.sorted().compactMap(model)
+        // One class's model reads the others' facts and writes nothing: both cores.
+        let names = classes.keys.sorted()
+        let model = self
+        var result = Parallel.map(names.count) { model.model(names[$0]) }.compactMap { $0 }
         // Types a screen keeps in a property: their lifetime is the screen's, as the journeys model it.
         var held = Set<String>()
         for type in result where type.role == .screen {

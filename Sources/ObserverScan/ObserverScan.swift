@@ -71,9 +71,7 @@ public enum ObserverScan {
 
         let traces = try TraceFolder(keep: options.keepTraces)
         let constants = model.nameConstants
-        let outcomes = Parallel.map(types.count) { index in
-            JourneyRunner.run(types[index], constants: constants, folder: traces.path, semantics: semantics)
-        }
+        let outcomes = JourneyRunner.run(types, constants: constants, folder: traces.path, semantics: semantics)
         for outcome in outcomes {
             report.findings += outcome.findings
             report.notes += outcome.notes
@@ -130,8 +128,7 @@ public enum ObserverScan {
         report.types = types.count
         report.notes = model.looseNotes
         let traces = try TraceFolder(keep: nil)
-        for type in types {
-            let outcome = JourneyRunner.run(type, constants: model.nameConstants, folder: traces.path, semantics: semantics)
+        for outcome in JourneyRunner.run(types, constants: model.nameConstants, folder: traces.path, semantics: semantics) {
             if let failure = outcome.failure { throw ScanError(.internal, failure) }
             report.findings += outcome.findings
             report.notes += outcome.notes

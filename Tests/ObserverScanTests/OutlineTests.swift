@@ -103,6 +103,13 @@ import TraceStore
         #expect(budgetless == whole)
     }
 
+    /// The scanner trims text without Foundation's `trimmingCharacters` (through `NSString` here):
+    /// the same result on what conditions and types are made of.
+    @Test(arguments: ["  a b \t", "\u{00A0}x\u{2003}", "", "   ", "é ", "\tif x {\u{3000}"])
+    func trimmingIsFoundations(_ text: String) {
+        #expect(trimmedWhiteSpace(text) == text.trimmingCharacters(in: .whitespaces))
+    }
+
     @Test(arguments: [
         "a\nb\r\nc\rd\n\n\r\r\ne", "", "\n", "\r", "\r\n", "let x = 1", "/* a\r\nb */ let y = \"\"\"\nz\r\n\"\"\"\n",
         "let é = \"ü\" // 😀\r\nlet f = 2\u{2028}let g = 3\n",

@@ -157,6 +157,60 @@ import TraceStore
         #expect(DeploymentTarget.find(in: [directory.path])?.version == "13")
         #expect(DeploymentTarget.find(in: [directory.path])?.selectorSemantics == .modern)
     }
+
+    /// The manifest and project are read by hand (no `Regex`): the forms Xcode and SwiftPM write,
+    /// white space and newlines between the parts, and near misses that say nothing.
+    @Test(arguments: [
+        ("platforms: [.iOS(.v12_4)]", "12.4"), ("platforms: [.iOS( .v15\n )]", "15"), (".iOS(\"8.0\")", "8.0"),
+        (".iOS( \"10.3.1\" ), .iOS(.v11)", "10.3.1"), (".iOS(.v12_)", nil), (".iOS(.v)", nil), (".iOS(\"9.\")", nil),
+        (".iOS(.v13) .iOS(.v9)", "9"), (".iOS(v13)", nil), ("", nil),
+    ] as [(String, String?)])
+    func manifestForms(_ manifest: String, _ version: String?) throws {
+        let directory = try TemporaryDirectory()
+        try Data(manifest.utf8).write(to: URL(fileURLWithPath: directory.file("Package.swift")))
+        #expect(DeploymentTarget.find(in: [directory.path])?.version == version)
+    }
+
+    @Test(arguments: [
+        ("IPHONEOS_DEPLOYMENT_TARGET = 12.0;", "12.0"), ("IPHONEOS_DEPLOYMENT_TARGET=\"9.3\";", "9.3"),
+        ("IPHONEOS_DEPLOYMENT_TARGET =\n\t15;", "15"), ("IPHONEOS_DEPLOYMENT_TARGET = 12.0.;", nil),
+        ("IPHONEOS_DEPLOYMENT_TARGET = $(INHERITED);", nil), ("IPHONEOS_DEPLOYMENT_TARGET = 14.0", nil),
+        ("IPHONEOS_DEPLOYMENT_TARGET = 16.0; IPHONEOS_DEPLOYMENT_TARGET = 13.4;", "13.4"),
+    ] as [(String, String?)])
+    func projectForms(_ project: String, _ version: String?) throws {
+        let directory = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: directory.file("App.xcodeproj"), withIntermediateDirectories: true)
+        try Data(project.utf8).write(to: URL(fileURLWithPath: directory.file("App.xcodeproj/project.pbxproj")))
+        #expect(DeploymentTarget.find(in: [directory.path])?.version == version)
+    }
+
+    /// Classes that observe alike share their recorded journeys (in memory): each still gets its
+    /// own findings at its own lines, and the report is the one of journeys recorded one by one.
+    @Test func classesThatObserveAlikeEachKeepTheirOwnLines() throws {
+        let screen = { (name: String) in """
+            import UIKit
+            final class \(name): UIViewController {
+                override func viewDidLoad() {
+                    super.viewDidLoad()
+                    NotificationCenter.default.addObserver(forName: UIResponder.keyboardWillShowNotification, object: nil, queue: nil) { _ in
+                        self.view.setNeedsLayout()
+                    }
+                }
+            }
+            """ }
+        let directory = try TemporaryDirectory()
+        let report = try scan(["A.swift": screen("FirstViewController"),
+                               "B.swift": "// padding\n// padding\n" + screen("SecondViewController")], in: directory)
+        let kept = try TemporaryDirectory()
+        let recorded = try ObserverScan.scan(ScanOptions(paths: [directory.path], sourceRoot: directory.path, keepTraces: kept.path))
+        #expect(report.findings.map { "\($0.type) \($0.location)" }.sorted()
+                == recorded.findings.map { "\($0.type) \($0.location)" }.sorted())
+        #expect(Set(report.findings.map { "\($0.type) \($0.location)" }) == [
+            "FirstViewController A.swift:5", "SecondViewController B.swift:7",
+        ])
+        #expect(report.findings.count == recorded.findings.count)
+        #expect(report.findings.count >= 4)
+    }
 }
 
 /// The scanner reads node text with its own `trimmedText` (swift-syntax's `trimmedDescription`
