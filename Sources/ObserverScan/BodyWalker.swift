@@ -31,8 +31,12 @@ struct BodyWalker {
     private var localRegistrations: [String: Int] = [:]
 
     init(collector: FactCollector, propertyInitializer: String? = nil) {
-        self.path = collector.path
-        self.lines = collector.lines
+        self.init(path: collector.path, lines: collector.lines, propertyInitializer: propertyInitializer)
+    }
+
+    init(path: String, lines: SourceLines, propertyInitializer: String? = nil) {
+        self.path = path
+        self.lines = lines
         self.propertyInitializer = propertyInitializer
     }
 

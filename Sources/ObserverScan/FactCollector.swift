@@ -21,10 +21,15 @@ struct FactCollector {
     /// Set when the walk stopped at ``maximumDepth`` somewhere.
     private(set) var truncated = false
 
-    init(path: String, lines: SourceLines, readsBodies: Bool = true) {
+    /// The file's bytes, when method bodies without an observer word may wait (``DeferredBody``):
+    /// the tree is kept alive until the model is made.
+    let source: [UInt8]?
+
+    init(path: String, lines: SourceLines, readsBodies: Bool = true, deferringWith source: [UInt8]? = nil) {
         self.path = path
         self.lines = lines
         self.readsBodies = readsBodies
+        self.source = source
         self.facts = FileFacts(path: path, readsBodies: readsBodies)
     }
 
@@ -166,6 +171,14 @@ struct FactCollector {
 
     private mutating func method(_ name: String, labels: [String], isStatic: Bool, body: CodeBlockSyntax?,
                                  node: some SyntaxProtocol, depth: Int) -> MethodFacts {
+        if let source, let body {
+            let start = body.position.utf8Offset, end = body.endPosition.utf8Offset
+            if start >= 0, start <= end, end <= source.count,
+               !source[start..<end].withUnsafeBytes({ containsAny($0, of: ObserverScan.observerWords) }) {
+                return MethodFacts(name: name, labels: labels, isStatic: isStatic, location: location(node), actions: [],
+                                   deferred: DeferredBody(body: Syntax(body), path: path, lines: lines, depth: depth + 1))
+            }
+        }
         var walker = BodyWalker(collector: self)
         if let body { walker.walk(Syntax(body), depth: depth + 1) }
         truncated = truncated || walker.truncated

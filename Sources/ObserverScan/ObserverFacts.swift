@@ -1,3 +1,6 @@
+import SwiftSyntax
+import Synchronization
+
 // What the scanner reads out of one Swift file, before any type is resolved: the raw facts.
 // Names are kept as written; ObserverModel resolves them across files.
 
@@ -128,7 +131,51 @@ struct MethodFacts: Sendable, Hashable {
     var labels: [String]
     var isStatic: Bool
     var location: SourceLocation
+    /// What the body does, when it was walked as it was read (``deferred`` nil).
     var actions: [MethodAction]
+    /// A body with no observer word in it, walked only when the model follows a call into it.
+    var deferred: DeferredBody? = nil
+
+    /// What the body does: ``actions``, or the deferred body walked now (once).
+    var steps: [MethodAction] { deferred?.actions ?? actions }
+}
+
+/// A method body whose walk waits until the model needs it: it has no observer word, so it can
+/// register nothing and remove nothing through the center, and only matters when a lifecycle
+/// moment reaches it (its calls, `super` calls, tokens let go of). Most methods of an app never are.
+/// Walked at most once, by whichever thread asks first.
+final class DeferredBody: Sendable, Hashable {
+    private let body: Syntax
+    private let path: String
+    private let lines: SourceLines
+    private let depth: Int
+    private let walked = Mutex<(actions: [MethodAction], truncated: Bool)?>(nil)
+
+    init(body: Syntax, path: String, lines: SourceLines, depth: Int) {
+        self.body = body
+        self.path = path
+        self.lines = lines
+        self.depth = depth
+    }
+
+    var actions: [MethodAction] { walk().actions }
+
+    /// Whether the walk, if it ran, stopped at ``FactCollector/maximumDepth``.
+    var truncated: Bool { walked.withLock { $0?.truncated ?? false } }
+
+    private func walk() -> (actions: [MethodAction], truncated: Bool) {
+        walked.withLock { state in
+            if let state { return state }
+            var walker = BodyWalker(path: path, lines: lines)
+            walker.walk(body, depth: depth)
+            let result = (walker.actions, walker.truncated)
+            state = result
+            return result
+        }
+    }
+
+    static func == (lhs: DeferredBody, rhs: DeferredBody) -> Bool { lhs === rhs }
+    func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }
 
 /// A class, struct, enum, actor, protocol or extension declaration.

@@ -218,27 +218,58 @@ struct ObserverModel {
 
     /// What `method` does, following calls of the type's methods (dynamic dispatch from the most
     /// derived class) and `super` calls (from the class after the one that holds `method`).
+    /// The class's methods by name, in the order `self` dispatches: made once per class, not per call.
+    struct MethodIndex {
+        private var byName: [String: [(MethodFacts, TypeDeclFacts)]] = [:]
+
+        init(_ order: [TypeDeclFacts]) {
+            for decl in order {
+                for method in decl.methods where !method.isStatic { byName[method.name, default: []].append((method, decl)) }
+            }
+        }
+
+        /// ``ObserverModel/find(_:labels:in:)`` over the order the index was made from.
+        func find(_ name: String, labels: [String]?) -> (MethodFacts, TypeDeclFacts)? {
+            guard let candidates = byName[name] else { return nil }
+            guard let labels else { return candidates.first }
+            for candidate in candidates {
+                let method = candidate.0
+                if method.labels == labels || (method.labels.count == labels.count
+                                               && zip(method.labels, labels).allSatisfy { $0 == $1 || $0 == "_" }) {
+                    return candidate
+                }
+            }
+            return candidates.first
+        }
+    }
+
     private func expand(_ method: MethodFacts, holder: TypeDeclFacts, chain: [TypeDeclFacts], conformed: [String],
-                        via: [String], into expansion: inout Expansion, depth: Int, conditions inherited: [String] = []) {
+                        calls: MethodIndex, via: [String], into expansion: inout Expansion, depth: Int,
+                        conditions inherited: [String] = []) {
         guard depth < 24 else { return }
         let key = "\(holder.name).\(method.name)(\(method.labels.joined(separator: ":")))@\(method.location)"
         guard !via.contains(key) else { return }
         expansion.visitedMethods.insert("\(method.location)")
         let here = via + [key]
-        let names = here.map { $0.split(separator: "@").first.map(String.init) ?? $0 }
-        for action in method.actions {
+        var readableVia: [String]?
+        func names() -> [String] {
+            if let readableVia { return readableVia }
+            let names = Self.readable(here.map { $0.split(separator: "@").first.map(String.init) ?? $0 })
+            readableVia = names
+            return names
+        }
+        for action in method.steps {
             switch action {
             case .register(var fact):
                 // The conditions around the calls that lead here hold too: `if !isFirstLayout { addObservers() }`.
                 fact.conditions = inherited + fact.conditions
-                expansion.reached.append(Reached(fact: .register(fact), via: Self.readable(names)))
+                expansion.reached.append(Reached(fact: .register(fact), via: names()))
             case .remove(var fact):
                 fact.conditions = inherited + fact.conditions
-                expansion.reached.append(Reached(fact: .remove(fact), via: Self.readable(names)))
+                expansion.reached.append(Reached(fact: .remove(fact), via: names()))
             case .call(let name, let labels, let location, let conditions):
-                let order = lookupOrder(chain, from: 0, protocols: conformed)
-                if let (callee, decl) = find(name, labels: labels, in: order) {
-                    expand(callee, holder: decl, chain: chain, conformed: conformed, via: here, into: &expansion, depth: depth + 1,
+                if let (callee, decl) = calls.find(name, labels: labels) {
+                    expand(callee, holder: decl, chain: chain, conformed: conformed, calls: calls, via: here, into: &expansion, depth: depth + 1,
                            conditions: inherited + conditions)
                 } else if Self.soundsLikeObserving(name) {
                     expansion.unresolvedCalls.append((name, location))
@@ -248,7 +279,7 @@ struct ObserverModel {
                 else { continue }
                 let order = lookupOrder(chain, from: index + 1, protocols: [])
                 if let (callee, decl) = find(name, labels: nil, in: order) {
-                    expand(callee, holder: decl, chain: chain, conformed: conformed, via: here, into: &expansion, depth: depth + 1,
+                    expand(callee, holder: decl, chain: chain, conformed: conformed, calls: calls, via: here, into: &expansion, depth: depth + 1,
                            conditions: inherited)
                 }
             }
@@ -336,6 +367,7 @@ struct ObserverModel {
         let conformed = conformances(of: chain)
         let role = role(of: chain)
         let decls = lookupOrder(chain, from: 0, protocols: conformed)
+        let calls = MethodIndex(decls)
         // Only classes whose code (or inherited code) registers observers or removes them through the
         // center are modelled: `timer = nil` or `task.cancel()` alone is no observer code.
         guard decls.contains(where: Self.hasObserverCode) else { return nil }
@@ -362,7 +394,7 @@ struct ObserverModel {
                 // that registers most (a class is made by one of them), then awakeFromNib.
                 for decl in chain.reversed() {
                     for method in decl.methods where method.name == Self.propertyInitializers {
-                        expand(method, holder: decl, chain: chain, conformed: conformed, via: [], into: &expansion, depth: 0)
+                        expand(method, holder: decl, chain: chain, conformed: conformed, calls: calls, via: [], into: &expansion, depth: 0)
                     }
                 }
                 // `awakeFromNib` runs after `init(coder:)` only (an object from a nib or storyboard), never
@@ -370,7 +402,7 @@ struct ObserverModel {
                 var awake: Expansion?
                 if let (method, decl) = find("awakeFromNib", labels: nil, in: decls) {
                     var expanded = Expansion()
-                    expand(method, holder: decl, chain: chain, conformed: conformed, via: [], into: &expanded, depth: 0)
+                    expand(method, holder: decl, chain: chain, conformed: conformed, calls: calls, via: [], into: &expanded, depth: 0)
                     awake = expanded
                 }
                 func joined(_ a: Expansion, _ b: Expansion?) -> Expansion {
@@ -386,7 +418,7 @@ struct ObserverModel {
                 for decl in decls where decl.kind != .protocol {
                     for method in decl.methods where method.name == "init" {
                         var candidate = Expansion()
-                        expand(method, holder: decl, chain: chain, conformed: conformed, via: [], into: &candidate, depth: 0)
+                        expand(method, holder: decl, chain: chain, conformed: conformed, calls: calls, via: [], into: &candidate, depth: 0)
                         if method.labels == ["coder"] {
                             declaresCoder = true
                             candidate = joined(candidate, awake)
@@ -406,13 +438,13 @@ struct ObserverModel {
                 // Every class's deinit runs, most derived first.
                 for decl in chain {
                     for method in decl.methods where method.name == "deinit" {
-                        expand(method, holder: decl, chain: chain, conformed: conformed, via: [], into: &expansion, depth: 0)
+                        expand(method, holder: decl, chain: chain, conformed: conformed, calls: calls, via: [], into: &expansion, depth: 0)
                     }
                 }
             } else {
                 for methodName in methods {
                     guard let (method, decl) = find(methodName, labels: nil, in: decls) else { continue }
-                    expand(method, holder: decl, chain: chain, conformed: conformed, via: [], into: &expansion, depth: 0)
+                    expand(method, holder: decl, chain: chain, conformed: conformed, calls: calls, via: [], into: &expansion, depth: 0)
                 }
             }
             if role == .view && moment == "enterWindow" {
@@ -448,7 +480,7 @@ struct ObserverModel {
                       let moment = activityMoment(fact.name), handled.insert(method).inserted,
                       let (handler, decl) = find(method, labels: nil, in: decls) else { continue }
                 var expansion = Expansion()
-                expand(handler, holder: decl, chain: chain, conformed: conformed, via: [], into: &expansion, depth: 0)
+                expand(handler, holder: decl, chain: chain, conformed: conformed, calls: calls, via: [], into: &expansion, depth: 0)
                 guard !expansion.reached.isEmpty else { continue }
                 let removed = disappear.contains { removal in
                     guard case .remove(let removalFact) = removal.fact else { return false }

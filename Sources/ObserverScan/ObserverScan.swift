@@ -66,11 +66,20 @@ public enum ObserverScan {
                                          type: nil, text: "no Swift files to scan"))
         }
         let types = model.models()
+        // A body walked late, when a moment reached it, may have been too deep to read whole too.
+        for result in parsed {
+            guard let facts = result.facts, result.warning == nil,
+                  facts.types.contains(where: { $0.methods.contains { $0.deferred?.truncated == true } }) else { continue }
+            report.warnings.append(ScanWarning(path: facts.path, text: readInPart))
+        }
         report.notes += model.looseNotes
         report.types = types.count
 
         let traces = try TraceFolder(keep: options.keepTraces)
         let constants = model.nameConstants
+        // The trees (kept for outlines and bodies walked late) are not needed past the models.
+        parsed.removeAll()
+        model = ObserverModel(files: [])
         let outcomes = JourneyRunner.run(types, constants: constants, folder: traces.path, semantics: semantics)
         for outcome in outcomes {
             report.findings += outcome.findings
@@ -142,8 +151,8 @@ public enum ObserverScan {
         guard source.count <= maximumFileSize else {
             return Parsed(facts: nil, lines: 0, warning: ScanWarning(path: path, text: "larger than \(maximumFileSize >> 20) MiB: skipped"))
         }
-        // One file alone: read whole whatever it holds (the fuzz target walks every body).
-        return parse(source, path: path, wholly: true)
+        // One file alone: read whole whatever it holds, every body walked (the fuzz target's reach).
+        return parse(source, path: path, wholly: true, keepsTree: false)
     }
 
     private static func isDirectory(_ path: String) -> Bool {
@@ -171,6 +180,8 @@ public enum ObserverScan {
         /// Where it is read again from, when its tree was not kept.
         var file: String?
         var tree: SourceFileSyntax?
+        /// The file's bytes, kept with the tree.
+        var source: [UInt8]?
         var lines: SourceLines
         var lineCount: Int
     }
@@ -220,25 +231,23 @@ public enum ObserverScan {
                 return Parsed(facts: nil, lines: 0,
                               warning: ScanWarning(path: shown, text: "larger than \(maximumFileSize >> 20) MiB: skipped"))
             }
-            var parsed = parse(data, path: shown, wholly: !outlines)
-            if parsed.outline != nil {
-                // Trees take about fifteen times their source: past the budget, an outline that is
-                // wanted whole is parsed again from its file instead.
-                let total = kept.add(data.count, ordering: .relaxed).newValue
-                if total > treeBudget { parsed.outline?.tree = nil }
-                parsed.outline?.file = path
-            }
+            // Trees take about fifteen times their source: past the budget, a file's tree is not kept,
+            // its bodies are all walked as it is read, and an outline wanted whole is parsed again.
+            let keepsTree = outlines && kept.add(data.count, ordering: .relaxed).newValue <= treeBudget
+            var parsed = parse(data, path: shown, wholly: !outlines, keepsTree: keepsTree)
+            parsed.outline?.file = path
             return parsed
         }
     }
 
-    /// How much source (bytes) the outlines' trees are kept for: 16 MiB, about 400 000 lines and
-    /// 250 MB of trees. (Pocket Casts is 7 MB, Home Assistant 9.)
+    /// How much source (bytes) the trees are kept for, until the model is made (outlines that may be
+    /// read whole, bodies walked only if reached): 16 MiB, about 400 000 lines and 250 MB of trees.
+    /// (Pocket Casts is 7 MB, Home Assistant 9.)
     static let maximumOutlineSource = 16 << 20
 
     /// Parses one file's bytes and collects its facts: whole when `wholly` or when the file holds
     /// one of the ``observerWords``, else in outline.
-    static func parse(_ data: Data, path: String, wholly: Bool = false) -> Parsed {
+    static func parse(_ data: Data, path: String, wholly: Bool = false, keepsTree: Bool = true) -> Parsed {
         let (lines, brackets) = data.withUnsafeBytes { lineAndBracketCount($0) }
         guard String(validating: data, as: UTF8.self) != nil else {
             return Parsed(facts: nil, lines: lines, warning: ScanWarning(path: path, text: "not valid UTF-8: skipped"))
@@ -256,19 +265,24 @@ public enum ObserverScan {
                           warning: ScanWarning(path: path, text: "does not parse (first error near line \(line)): skipped"))
         }
         let whole = wholly || data.withUnsafeBytes { containsAny($0, of: observerWords) }
-        let outline = Outline(path: path, tree: tree, lines: data.withUnsafeBytes { SourceLines($0) }, lineCount: lines)
+        let outline = Outline(path: path, tree: keepsTree ? tree : nil, source: keepsTree ? Array(data) : nil,
+                              lines: data.withUnsafeBytes { SourceLines($0) }, lineCount: lines)
         return collect(outline, tree: tree, whole: whole)
     }
 
-    /// The facts of a parsed file, whole or in outline (then with its tree, to be read whole if needed).
+    /// The facts of a parsed file, whole or in outline (then with its tree, to be read whole if
+    /// needed). Read whole with its tree kept, bodies with no observer word wait (``DeferredBody``).
     private static func collect(_ outline: Outline, tree: SourceFileSyntax, whole: Bool) -> Parsed {
         let path = outline.path
-        var collector = FactCollector(path: path, lines: outline.lines, readsBodies: whole)
+        var collector = FactCollector(path: path, lines: outline.lines, readsBodies: whole,
+                                      deferringWith: whole && outline.tree != nil ? outline.source : nil)
         collector.collect(tree)
         let warning = collector.truncated
-            ? ScanWarning(path: path, text: "nested deeper than the scan reads: read in part") : nil
+            ? ScanWarning(path: path, text: ObserverScan.readInPart) : nil
         return Parsed(facts: collector.facts, lines: outline.lineCount, warning: warning, outline: whole ? nil : outline)
     }
+
+    static let readInPart = "nested deeper than the scan reads: read in part"
 
     /// A file read in outline, read again whole.
     static func readWhole(_ outline: Outline) -> Parsed {
@@ -276,7 +290,7 @@ public enum ObserverScan {
         guard let file = outline.file, let data = FileManager.default.contents(atPath: file) else {
             return Parsed(facts: nil, lines: outline.lineCount, warning: ScanWarning(path: outline.path, text: "cannot be read again: skipped"))
         }
-        return parse(data, path: outline.path, wholly: true)
+        return parse(data, path: outline.path, wholly: true, keepsTree: false)
     }
 
     private static func firstErrorLine(_ tree: SourceFileSyntax) -> Int {
@@ -303,8 +317,9 @@ public struct ScanOptions: Sendable {
     public var keepTraces: String?
     /// `--ios-deployment-target`; `nil`: read from a Package.swift or .xcodeproj, else modern.
     public var deploymentTarget: String?
-    /// Whether files with no observer code are read in outline (``ObserverScan/observerWords``).
-    /// Off, every body of every file is walked: the same report, slower (tests hold the two together).
+    /// Whether files with no observer code are read in outline and bodies without an observer word
+    /// walked only when reached (``ObserverScan/observerWords``). Off, every body of every file is
+    /// walked as it is read: the same report, slower (tests hold the two together).
     package var readsOutlines = true
     /// How much source the outlines' trees are kept for (``ObserverScan/maximumOutlineSource``).
     package var outlineTreeBudget = ObserverScan.maximumOutlineSource

@@ -97,6 +97,33 @@ import TraceStore
         #expect(report.types == 3)
     }
 
+    /// A body walked late (no observer word in it, reached from a moment) that is deeper than the
+    /// walk reads says so, as a body walked at once does.
+    @Test func aBodyWalkedLateThatIsTooDeepIsReadInPart() throws {
+        let directory = try TemporaryDirectory()
+        let chain = "let x = a" + String(repeating: ".b", count: 3_000)
+        try write(["Deep.swift": """
+            import UIKit
+            final class DeepViewController: UIViewController {
+                override func viewDidLoad() {
+                    super.viewDidLoad()
+                    NotificationCenter.default.addObserver(self, selector: #selector(shown), name: UIResponder.keyboardWillShowNotification, object: nil)
+                }
+                override func viewWillAppear(_ animated: Bool) {
+                    \(chain)
+                }
+                @objc func shown() {}
+            }
+            """], in: directory)
+        var options = ScanOptions(paths: [directory.path], sourceRoot: directory.path)
+        let late = try ObserverScan.scan(options)
+        options.readsOutlines = false
+        let atOnce = try ObserverScan.scan(options)
+        #expect(atOnce.warnings.map(\.text) == ["nested deeper than the scan reads: read in part"])
+        #expect(late.warnings.map(\.text) == atOnce.warnings.map(\.text))
+        #expect(late.json().rendered() == atOnce.json().rendered())
+    }
+
     @Test func everyFixtureReadsTheSameInOutline() throws {
         let (outlines, budgetless, whole) = try reports(fixtures, root: fixtures)
         #expect(outlines == whole)
