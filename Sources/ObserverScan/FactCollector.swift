@@ -103,10 +103,22 @@ struct FactCollector {
                                  isSingleton: false)
         var initializers: [MethodAction] = []
         let isNameExtension = kind == .extension && Self.isNotificationNameType(name)
+        // The model runs classes (and actors) only: a struct's or enum's members matter for the name
+        // constants and the types nested in them, not for their bodies or properties (most of a
+        // SwiftUI app).
+        let readsMembers = kind != .struct && kind != .enum
         for member in members.members {
             let decl = member.decl
-            if !readsBodies, decl.is(FunctionDeclSyntax.self) || decl.is(InitializerDeclSyntax.self)
+            if !readsBodies || !readsMembers, decl.is(FunctionDeclSyntax.self) || decl.is(InitializerDeclSyntax.self)
                 || decl.is(DeinitializerDeclSyntax.self) {
+                continue
+            }
+            if !readsMembers, let variable = decl.as(VariableDeclSyntax.self) {
+                guard variable.modifiers.contains(where: { ["static", "class"].contains($0.name.text) }) else { continue }
+                for binding in variable.bindings where Self.looksLikeNameConstant(binding) {
+                    guard let identifier = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text else { continue }
+                    facts.nameConstants.append(NameConstant(identifier: identifier, value: Self.literalValue(binding)))
+                }
                 continue
             }
             if let function = decl.as(FunctionDeclSyntax.self) {

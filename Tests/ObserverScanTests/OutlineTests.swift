@@ -124,6 +124,41 @@ import TraceStore
         #expect(late.json().rendered() == atOnce.json().rendered())
     }
 
+    /// A struct's or enum's bodies and properties are not read (the model runs classes), but the
+    /// name constants it declares are: removed by the constant's value, the observer is matched.
+    @Test func nameConstantsInAStructAreRead() throws {
+        let directory = try TemporaryDirectory()
+        let screen = """
+            import UIKit
+            final class LoginViewController: UIViewController {
+                override func viewWillAppear(_ animated: Bool) {
+                    super.viewWillAppear(animated)
+                    NotificationCenter.default.addObserver(self, selector: #selector(loggedIn), name: AppNames.loginName, object: nil)
+                }
+                override func viewWillDisappear(_ animated: Bool) {
+                    super.viewWillDisappear(animated)
+                    NotificationCenter.default.removeObserver(self, name: Notification.Name("login"), object: nil)
+                }
+                @objc func loggedIn() {}
+            }
+            """
+        try write(["Screen.swift": screen], in: directory)
+        let alone = try ObserverScan.scan(ScanOptions(paths: [directory.path], sourceRoot: directory.path))
+        #expect(alone.findings.map(\.rule) == [.duplicateRegistration, .removalMissesObserver])
+        try write(["Names.swift": """
+            import Foundation
+            struct AppNames {
+                static let loginName = Notification.Name("login")
+                var cache: [Int] = []
+                func helper() { print("helper") }
+            }
+            """], in: directory)
+        let (outlines, budgetless, whole) = try reports(directory.path, root: directory.path)
+        #expect(outlines == whole && budgetless == whole)
+        let withConstants = try ObserverScan.scan(ScanOptions(paths: [directory.path], sourceRoot: directory.path))
+        #expect(withConstants.findings.isEmpty)
+    }
+
     @Test func everyFixtureReadsTheSameInOutline() throws {
         let (outlines, budgetless, whole) = try reports(fixtures, root: fixtures)
         #expect(outlines == whole)
