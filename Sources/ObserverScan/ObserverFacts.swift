@@ -226,4 +226,9 @@ struct FileFacts: Sendable {
     var nameConstants: [NameConstant] = []
     /// Registrations outside any type (top-level code, free functions): noted, not modelled.
     var looseRegistrations: [SourceLocation] = []
+
+    /// Whether a body walked late (``DeferredBody``) stopped at the depth bound.
+    var hasTruncatedLateWalk: Bool {
+        types.contains { $0.methods.contains { $0.deferred?.truncated == true } }
+    }
 }

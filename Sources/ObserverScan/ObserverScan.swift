@@ -68,8 +68,7 @@ public enum ObserverScan {
         let types = model.models()
         // A body walked late, when a moment reached it, may have been too deep to read whole too.
         for result in parsed {
-            guard let facts = result.facts, result.warning == nil,
-                  facts.types.contains(where: { $0.methods.contains { $0.deferred?.truncated == true } }) else { continue }
+            guard let facts = result.facts, result.warning == nil, facts.hasTruncatedLateWalk else { continue }
             report.warnings.append(ScanWarning(path: facts.path, text: readInPart))
         }
         report.notes += model.looseNotes
@@ -125,7 +124,15 @@ public enum ObserverScan {
     ///
     /// - Throws: ``ScanError`` `.internal` when the scanner's own scenario is refused (a bug).
     public static func scan(source: Data, path: String, deploymentTarget: String? = nil) throws(ScanError) -> ScanReport {
-        let parsed = data(source, path: path)
+        try scan(source: source, path: path, deploymentTarget: deploymentTarget, walksBodiesWhenReached: false)
+    }
+
+    /// ``scan(source:path:deploymentTarget:)`` with the folder scan's late walks when
+    /// `walksBodiesWhenReached` (``DeferredBody``): the fuzz target compares the two reports.
+    @_spi(Fuzzing)
+    public static func scan(source: Data, path: String, deploymentTarget: String? = nil,
+                            walksBodiesWhenReached: Bool) throws(ScanError) -> ScanReport {
+        let parsed = data(source, path: path, keepsTree: walksBodiesWhenReached)
         let target = deploymentTarget.map { DeploymentTarget(version: $0, source: "--ios-deployment-target") }
         let semantics = target?.selectorSemantics ?? .modern
         var report = ScanReport(selectorSemantics: semantics, deploymentTarget: target)
@@ -134,6 +141,9 @@ public enum ObserverScan {
         if let warning = parsed.warning { report.warnings.append(warning) }
         let model = ObserverModel(files: parsed.facts.map { [$0] } ?? [])
         let types = model.models()
+        if let facts = parsed.facts, parsed.warning == nil, facts.hasTruncatedLateWalk {
+            report.warnings.append(ScanWarning(path: facts.path, text: readInPart))
+        }
         report.types = types.count
         report.notes = model.looseNotes
         let traces = try TraceFolder(keep: nil)
@@ -147,12 +157,12 @@ public enum ObserverScan {
         return report
     }
 
-    private static func data(_ source: Data, path: String) -> Parsed {
+    private static func data(_ source: Data, path: String, keepsTree: Bool) -> Parsed {
         guard source.count <= maximumFileSize else {
             return Parsed(facts: nil, lines: 0, warning: ScanWarning(path: path, text: "larger than \(maximumFileSize >> 20) MiB: skipped"))
         }
-        // One file alone: read whole whatever it holds, every body walked (the fuzz target's reach).
-        return parse(source, path: path, wholly: true, keepsTree: false)
+        // One file alone: read whole whatever it holds; every body walked as it is read unless the tree is kept.
+        return parse(source, path: path, wholly: true, keepsTree: keepsTree)
     }
 
     private static func isDirectory(_ path: String) -> Bool {

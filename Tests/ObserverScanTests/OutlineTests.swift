@@ -1,5 +1,5 @@
 import Foundation
-import ObserverScan
+@_spi(Fuzzing) import ObserverScan
 import Testing
 import TestSupport
 import TraceStore
@@ -157,6 +157,19 @@ import TraceStore
         #expect(outlines == whole && budgetless == whole)
         let withConstants = try ObserverScan.scan(ScanOptions(paths: [directory.path], sourceRoot: directory.path))
         #expect(withConstants.findings.isEmpty)
+    }
+
+    /// One file alone (the fuzz target's entry), walked as read and walked when reached: one report.
+    @Test func everyFixtureFileAloneReadsTheSameWhenBodiesWaitTillReached() throws {
+        let names = try FileManager.default.subpathsOfDirectory(atPath: fixtures).filter { $0.hasSuffix(".swift") }
+        for name in names {
+            let data = try Data(contentsOf: URL(fileURLWithPath: fixtures + "/" + name))
+            for target in [nil, "8.0"] {
+                let once = try ObserverScan.scan(source: data, path: name, deploymentTarget: target)
+                let late = try ObserverScan.scan(source: data, path: name, deploymentTarget: target, walksBodiesWhenReached: true)
+                #expect(once.json().rendered() == late.json().rendered(), "\(name) \(target ?? "modern")")
+            }
+        }
     }
 
     @Test func everyFixtureReadsTheSameInOutline() throws {

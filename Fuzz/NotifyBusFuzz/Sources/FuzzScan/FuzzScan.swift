@@ -4,8 +4,10 @@
 // UTF-8, does not parse, nests deeper than the parser allows, or models into a scenario,
 // journeys and traces, ends in findings, notes or a warning, never a trap. A scenario the
 // scanner generates that the scenario parser refuses is a scanner bug: it traps here on purpose.
+// The same bytes scanned as the folder scan reads them (bodies with no observer word walked only
+// when a lifecycle moment reaches them) must give the same report: a difference traps too.
 import Foundation
-import ObserverScan
+@_spi(Fuzzing) import ObserverScan
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzScan(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
@@ -16,6 +18,11 @@ public func fuzzScan(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
         let report = try ObserverScan.scan(source: data, path: "fuzz.swift", deploymentTarget: target)
         for finding in report.findings where finding.location.line < 1 {
             fatalError("finding without a line: \(finding.text)")
+        }
+        let late = try ObserverScan.scan(source: data, path: "fuzz.swift", deploymentTarget: target, walksBodiesWhenReached: true)
+        let (once, whenReached) = (report.json().rendered(pretty: true), late.json().rendered(pretty: true))
+        if once != whenReached {
+            fatalError("bodies walked when reached give another report:\n\(once)\n---\n\(whenReached)")
         }
     } catch {
         fatalError("the scanner's own scenario was refused: \(error)")
