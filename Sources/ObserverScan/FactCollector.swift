@@ -105,17 +105,21 @@ struct FactCollector {
         let isNameExtension = kind == .extension && Self.isNotificationNameType(name)
         // The model runs classes (and actors) only: a struct's or enum's members matter for the name
         // constants and the types nested in them, not for their bodies or properties (most of a
-        // SwiftUI app).
-        let readsMembers = kind != .struct && kind != .enum
+        // SwiftUI app). In outline, a class's properties are not read either: a class the journeys
+        // run has its files read again, whole.
+        let readsMembers = readsBodies && kind != .struct && kind != .enum
         for member in members.members {
             let decl = member.decl
-            if !readsBodies || !readsMembers, decl.is(FunctionDeclSyntax.self) || decl.is(InitializerDeclSyntax.self)
+            if !readsMembers, decl.is(FunctionDeclSyntax.self) || decl.is(InitializerDeclSyntax.self)
                 || decl.is(DeinitializerDeclSyntax.self) {
                 continue
             }
             if !readsMembers, let variable = decl.as(VariableDeclSyntax.self) {
-                guard variable.modifiers.contains(where: { ["static", "class"].contains($0.name.text) }) else { continue }
-                for binding in variable.bindings where Self.looksLikeNameConstant(binding) {
+                // Name constants only: `static let didLogin = Notification.Name(…)`, or any property of
+                // an extension of `Notification.Name`.
+                guard isNameExtension || variable.modifiers.contains(where: { ["static", "class"].contains($0.name.text) })
+                else { continue }
+                for binding in variable.bindings where isNameExtension || Self.looksLikeNameConstant(binding) {
                     guard let identifier = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text else { continue }
                     facts.nameConstants.append(NameConstant(identifier: identifier, value: Self.literalValue(binding)))
                 }
