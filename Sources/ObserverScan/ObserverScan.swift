@@ -76,9 +76,12 @@ public enum ObserverScan {
 
         let traces = try TraceFolder(keep: options.keepTraces)
         let constants = model.nameConstants
-        // The trees (kept for outlines and bodies walked late) are not needed past the models.
+        // The trees (kept for outlines and bodies walked late) are not needed past the models: they
+        // are freed on a thread of their own, beside the journeys, not before them.
+        let trees = (parsed, model)
         parsed.removeAll()
         model = ObserverModel(files: [])
+        Thread { withExtendedLifetime(trees) {} }.start()
         let outcomes = JourneyRunner.run(types, constants: constants, folder: traces.path, semantics: semantics)
         for outcome in outcomes {
             report.findings += outcome.findings
