@@ -29,15 +29,38 @@ public final class RecordingSession: Sendable {
 
     /// The number of distinct owners the session has registered.
     public var ownerCount: Int { state.withLock { $0.owners.records.count } }
+
+    /// Runs `body` holding the session's lock, the one under which every event is handed to its
+    /// sink: a ``DirectTraceSink`` that guards its own state with it takes it this way for the
+    /// events that do not come from a bus. Must not be called from inside a bus's recording.
+    package func withLockHeld<Result>(_ body: (borrowing HeldSessionLock) -> Result) -> Result {
+        state.withLock { _ in
+            let held = HeldSessionLock()
+            return body(held)
+        }
+    }
+}
+
+/// Proof, lent to a ``DirectTraceSink`` for one call, that the caller holds the lock of the
+/// sink's ``RecordingSession``: only the session makes one, under its lock, and a callee that
+/// borrows it can neither keep nor copy it.
+package struct HeldSessionLock: ~Copyable {
+    fileprivate init() {}
 }
 
 /// Where a recording bus sends its events: the sink, and the bus's clock.
 final class TraceOutput: Sendable {
     let sink: any TraceSink
+    /// The sink again, when it takes events field by field (the recorder).
+    let direct: (any DirectTraceSink)?
     let clock: TraceClock
 
     init(sink: any TraceSink, clock: TraceClock) {
         self.sink = sink
+        // Only when the sink numbers with the session a bus given it uses, the one whose lock
+        // `emit` holds (a sink returns the same session every time: TraceSink's contract).
+        let direct = sink as? any DirectTraceSink
+        self.direct = direct.flatMap { $0.recordingSession === sink.recordingSession ? $0 : nil }
         self.clock = clock
     }
 }
@@ -52,11 +75,34 @@ struct SessionState {
     var messages = MessageNameRegistry()
 
     /// Numbers `kind` and hands it to the sink; nothing without an output.
+    ///
+    /// Called under the session's lock. A ``DirectTraceSink`` gets the fields of the most frequent
+    /// events (posts, deliveries, skips, enqueues) as they are: `kind` is built inline here, so
+    /// the switch below folds to one case at each call site and no ``TraceEvent`` is made, copied
+    /// or destroyed for them.
     @inline(__always)
     mutating func emit(_ kind: @autoclosure () -> TraceEvent.Kind, to output: TraceOutput?) {
         guard let output else { return }
         seq += 1
-        output.sink.record(TraceEvent(seq: seq, time: output.clock.now(), kind: kind()))
+        let seq = self.seq, time = output.clock.now()
+        guard let direct = output.direct else {
+            output.sink.record(TraceEvent(seq: seq, time: time, kind: kind()))
+            return
+        }
+        let held = HeldSessionLock()
+        switch kind() {
+        case .delivered(let post, let observer):
+            direct.recordDelivery(.delivered, seq: seq, time: time, post: post, observer: observer, held: held)
+        case .skipped(let post, let observer):
+            direct.recordDelivery(.skipped, seq: seq, time: time, post: post, observer: observer, held: held)
+        case .enqueued(let post, let observer):
+            direct.recordDelivery(.enqueued, seq: seq, time: time, post: post, observer: observer, held: held)
+        case .posted(let post, let message, let sender, let parent, let origin):
+            direct.recordPost(seq: seq, time: time, post: post, message: message, sender: sender, parent: parent,
+                              origin: origin, held: held)
+        case let other:
+            direct.record(TraceEvent(seq: seq, time: time, kind: other), held: held)
+        }
     }
 
     mutating func takeObserverID() -> UInt64 {

@@ -61,6 +61,10 @@ final class EventJournal: @unchecked Sendable {
     private var lastMessageType: ObjectIdentifier?
     private var lastMessageName = ""
     private var messageNames: [ObjectIdentifier: String] = [:]
+    /// The last typed message's name as a record stores it: UTF-8, cut to ``longestString``.
+    private var lastNameBytes = UnsafeMutableRawPointer.allocate(byteCount: 64, alignment: 8)
+    private var lastNameCapacity = 64
+    private var lastNameCount = 0
     private var removed = false
 
     /// The largest string a record keeps: longer ones are cut (and say so) so that one record
@@ -116,6 +120,7 @@ final class EventJournal: @unchecked Sendable {
         munmap(base, Self.headerSize + capacity)
         close(descriptor)
         scratch.deallocate()
+        lastNameBytes.deallocate()
     }
 
     /// Removes the file: the session ended and every event is in SQLite.
@@ -139,14 +144,7 @@ final class EventJournal: @unchecked Sendable {
     func append(_ event: TraceEvent, accepting: borrowing Atomic<Bool>) -> UInt64? {
         let length = encode(event)
         // A record never straddles the ring's end: the rest of the lap becomes a pad record.
-        let offset = Int(truncatingIfNeeded: position) & mask
-        let pad = capacity - offset < length ? capacity - offset : 0
-        guard waitForRoom(pad + length, accepting: accepting) else { return nil }
-        if pad > 0 {
-            writePad(at: offset, length: pad)
-            position &+= UInt64(pad)
-        }
-        let target = ring + (Int(truncatingIfNeeded: position) & mask)
+        guard let target = reserve(length, accepting: accepting) else { return nil }
         // The record header's position and length, then the body, then the checksum over all of it.
         scratch.storeBytes(of: position, as: UInt64.self)
         scratch.storeBytes(of: UInt32(length), toByteOffset: 8, as: UInt32.self)
@@ -155,6 +153,133 @@ final class EventJournal: @unchecked Sendable {
         target.copyMemory(from: scratch, byteCount: length)
         position &+= UInt64(length)
         return position
+    }
+
+    /// Writes the record of a delivery, skip or enqueue straight into the ring, as ``append(_:accepting:)``
+    /// would: 64 bytes, its checksum computed from the fields as they are stored.
+    @inline(__always)
+    func appendDelivery(_ kind: DeliveryEventKind, seq: UInt64, time: UInt64, post: UInt64, observer: UInt64,
+                        accepting: borrowing Atomic<Bool>) -> UInt64? {
+        let length = 64
+        guard let target = reserve(length, accepting: accepting) else { return nil }
+        let tag: UInt64 = switch kind {
+        case .delivered: UInt64(EventKind.delivered.rawValue)
+        case .skipped: UInt64(EventKind.skipped.rawValue)
+        case .enqueued: UInt64(EventKind.enqueued.rawValue)
+        }
+        let field = UInt32(length)
+        // The checksum of `checksum(_:covering:field:)`, over the words as stored below (the last one a zero pad).
+        var hash = (0x243F_6A88_85A3_08D3 ^ UInt64(field) ^ position) &* Self.multiplier
+        hash = Self.mix(hash, seq)
+        hash = Self.mix(hash, time)
+        hash = Self.mix(hash, tag)
+        hash = Self.mix(hash, post)
+        hash = Self.mix(hash, observer)
+        hash = Self.mix(hash, 0)
+        target.storeBytes(of: position, as: UInt64.self)
+        target.storeBytes(of: field, toByteOffset: 8, as: UInt32.self)
+        target.storeBytes(of: UInt32(truncatingIfNeeded: hash ^ (hash >> 32)), toByteOffset: 12, as: UInt32.self)
+        target.storeBytes(of: seq, toByteOffset: 16, as: UInt64.self)
+        target.storeBytes(of: time, toByteOffset: 24, as: UInt64.self)
+        target.storeBytes(of: tag, toByteOffset: 32, as: UInt64.self)
+        target.storeBytes(of: post, toByteOffset: 40, as: UInt64.self)
+        target.storeBytes(of: observer, toByteOffset: 48, as: UInt64.self)
+        target.storeBytes(of: 0, toByteOffset: 56, as: UInt64.self)
+        position &+= UInt64(length)
+        return position
+    }
+
+    /// Writes the record of a post straight into the ring, as ``append(_:accepting:)`` would; the
+    /// name's UTF-8 bytes come from a cache kept per message type.
+    @inline(__always)
+    func appendPost(seq: UInt64, time: UInt64, post: UInt64, message: borrowing any BusMessage, sender: UInt64?,
+                    parent: UInt64?, origin: PostOrigin, accepting: borrowing Atomic<Bool>) -> UInt64? {
+        let messageType = type(of: message)
+        if messageType == NamedMessage.self {
+            // Its name is in the value: the general path.
+            return append(TraceEvent(seq: seq, time: time, kind: .posted(post: post, message: copy message, sender: sender,
+                                                                          parent: parent, origin: origin)),
+                          accepting: accepting)
+        }
+        let key = ObjectIdentifier(messageType)
+        if key != lastMessageType { cacheName(of: messageType, key: key) }
+        // Header, seq, time, tag, post, the optionals, the name's length and bytes; zero-padded to 16.
+        var words = 6
+        var tag = UInt64(EventKind.posted.rawValue) | UInt64(Self.code(origin)) << 8
+        if sender != nil { tag |= 1 << 16; words += 1 }
+        if parent != nil { tag |= 1 << 17; words += 1 }
+        let nameOffset = 8 * words
+        let end = nameOffset + 4 + lastNameCount
+        let length = (end + Self.alignment - 1) & ~(Self.alignment - 1)
+        guard let target = reserve(length, accepting: accepting) else { return nil }
+        // The last 16 bytes zeroed first: they hold the name's tail and the padding after it, under the checksum.
+        target.storeBytes(of: 0, toByteOffset: length - 16, as: UInt64.self)
+        target.storeBytes(of: 0, toByteOffset: length - 8, as: UInt64.self)
+        target.storeBytes(of: position, as: UInt64.self)
+        target.storeBytes(of: UInt32(length), toByteOffset: 8, as: UInt32.self)
+        target.storeBytes(of: seq, toByteOffset: 16, as: UInt64.self)
+        target.storeBytes(of: time, toByteOffset: 24, as: UInt64.self)
+        target.storeBytes(of: tag, toByteOffset: 32, as: UInt64.self)
+        target.storeBytes(of: post, toByteOffset: 40, as: UInt64.self)
+        var offset = 48
+        if let sender { target.storeBytes(of: sender, toByteOffset: offset, as: UInt64.self); offset += 8 }
+        if let parent { target.storeBytes(of: parent, toByteOffset: offset, as: UInt64.self); offset += 8 }
+        target.storeBytes(of: UInt32(lastNameCount), toByteOffset: offset, as: UInt32.self)
+        (target + offset + 4).copyMemory(from: lastNameBytes, byteCount: lastNameCount)
+        target.storeBytes(of: Self.checksum(target, covering: length, field: UInt32(length)), toByteOffset: 12, as: UInt32.self)
+        position &+= UInt64(length)
+        return position
+    }
+
+    /// Makes `messageType`'s name, cut to ``longestString`` as ``RecordBuilder/string(_:)`` cuts it, the last one.
+    private func cacheName(of messageType: any BusMessage.Type, key: ObjectIdentifier) {
+        let name: String
+        if let known = messageNames[key] {
+            name = known
+        } else {
+            name = messageType.name
+            if messageNames.count < 4096 { messageNames[key] = name }
+        }
+        var utf8 = name
+        utf8.withUTF8 { bytes in
+            var count = bytes.count
+            if count > longestString {
+                count = longestString
+                while count > 0 && bytes[count] & 0xC0 == 0x80 { count -= 1 }
+            }
+            if count > lastNameCapacity {
+                lastNameBytes.deallocate()
+                lastNameBytes = .allocate(byteCount: count, alignment: 8)
+                lastNameCapacity = count
+            }
+            if count > 0 { lastNameBytes.copyMemory(from: bytes.baseAddress!, byteCount: count) }
+            lastNameCount = count
+        }
+        lastMessageType = key
+        lastMessageName = name
+    }
+
+    /// The ring address where `length` bytes go next, after a pad record if they do not fit before the
+    /// ring's end; `nil` when the ring stays full and `accepting` turns false.
+    @inline(__always)
+    private func reserve(_ length: Int, accepting: borrowing Atomic<Bool>) -> UnsafeMutableRawPointer? {
+        let offset = Int(truncatingIfNeeded: position) & mask
+        let pad = capacity - offset < length ? capacity - offset : 0
+        guard waitForRoom(pad + length, accepting: accepting) else { return nil }
+        if pad > 0 {
+            writePad(at: offset, length: pad)
+            position &+= UInt64(pad)
+        }
+        return ring + (Int(truncatingIfNeeded: position) & mask)
+    }
+
+    static let multiplier: UInt64 = 0x9E37_79B9_7F4A_7C15
+
+    /// One step of ``checksum(_:covering:field:)`` over a word after the record header.
+    @inline(__always)
+    static func mix(_ hash: UInt64, _ word: UInt64) -> UInt64 {
+        let hash = (hash ^ word) &* multiplier
+        return hash ^ (hash >> 29)
     }
 
     /// Waits until `bytes` more fit without overwriting a record not yet in SQLite.
@@ -183,11 +308,10 @@ final class EventJournal: @unchecked Sendable {
     @inline(__always)
     static func checksum(_ record: UnsafeRawPointer, covering length: Int, field: UInt32) -> UInt32 {
         var hash: UInt64 = 0x243F_6A88_85A3_08D3 ^ UInt64(field)
-        hash = (hash ^ record.loadUnaligned(as: UInt64.self)) &* 0x9E37_79B9_7F4A_7C15
+        hash = (hash ^ record.loadUnaligned(as: UInt64.self)) &* multiplier
         var offset = 16
         while offset + 8 <= length {
-            hash = (hash ^ record.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) &* 0x9E37_79B9_7F4A_7C15
-            hash ^= hash >> 29
+            hash = mix(hash, record.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
             offset += 8
         }
         return UInt32(truncatingIfNeeded: hash ^ (hash >> 32))
@@ -279,17 +403,8 @@ final class EventJournal: @unchecked Sendable {
         let messageType = type(of: message)
         if messageType == NamedMessage.self { return message.messageName }
         let key = ObjectIdentifier(messageType)
-        if key == lastMessageType { return lastMessageName }
-        let name: String
-        if let known = messageNames[key] {
-            name = known
-        } else {
-            name = messageType.name
-            if messageNames.count < 4096 { messageNames[key] = name }
-        }
-        lastMessageType = key
-        lastMessageName = name
-        return name
+        if key != lastMessageType { cacheName(of: messageType, key: key) }
+        return lastMessageName
     }
 
     static func code(_ origin: PostOrigin) -> UInt8 {
