@@ -49,20 +49,49 @@ package struct HeldSessionLock: ~Copyable {
 }
 
 /// Where a recording bus sends its events: the sink, and the bus's clock.
+///
+/// What `emit` reads per event is stored flat, not optional or inside the clock: a call through
+/// an optional existential, or a copy of the clock's closure, retains and releases it every time.
 final class TraceOutput: Sendable {
     let sink: any TraceSink
-    /// The sink again, when it takes events field by field (the recorder).
-    let direct: (any DirectTraceSink)?
+    /// Whether ``direct`` is the sink, taking events field by field (the recorder).
+    let isDirect: Bool
+    /// The sink again when ``isDirect``; otherwise a placeholder never called.
+    let direct: any DirectTraceSink
     let clock: TraceClock
+    /// The monotonic clock's origin, read inline; `nil` for another clock.
+    let monotonicOrigin: UInt64?
 
     init(sink: any TraceSink, clock: TraceClock) {
         self.sink = sink
-        // Only when the sink numbers with the session a bus given it uses, the one whose lock
-        // `emit` holds (a sink returns the same session every time: TraceSink's contract).
-        let direct = sink as? any DirectTraceSink
-        self.direct = direct.flatMap { $0.recordingSession === sink.recordingSession ? $0 : nil }
+        if let direct = sink as? any DirectTraceSink {
+            self.direct = direct
+            isDirect = true
+        } else {
+            direct = NoDirectSink()
+            isDirect = false
+        }
         self.clock = clock
+        monotonicOrigin = clock.monotonicOrigin
     }
+
+    /// The clock's reading.
+    @inline(__always)
+    func now() -> UInt64 {
+        if let origin = monotonicOrigin { return TraceClock.monotonicNanoseconds() &- origin }
+        return clock.now()
+    }
+}
+
+/// ``TraceOutput/direct`` of a sink that takes whole events.
+private final class NoDirectSink: DirectTraceSink {
+    let recordingSession = RecordingSession()
+    func record(_ event: TraceEvent) {}
+    func recordDelivery(_ kind: DeliveryEventKind, seq: UInt64, time: UInt64, post: UInt64, observer: UInt64,
+                        held: borrowing HeldSessionLock) {}
+    func recordPost(seq: UInt64, time: UInt64, post: UInt64, message: consuming any BusMessage, sender: UInt64?,
+                    parent: UInt64?, origin: PostOrigin, held: borrowing HeldSessionLock) {}
+    func record(_ event: consuming TraceEvent, held: borrowing HeldSessionLock) {}
 }
 
 /// What a ``RecordingSession`` guards.
@@ -84,24 +113,24 @@ struct SessionState {
     mutating func emit(_ kind: @autoclosure () -> TraceEvent.Kind, to output: TraceOutput?) {
         guard let output else { return }
         seq += 1
-        let seq = self.seq, time = output.clock.now()
-        guard let direct = output.direct else {
+        let seq = self.seq, time = output.now()
+        guard output.isDirect else {
             output.sink.record(TraceEvent(seq: seq, time: time, kind: kind()))
             return
         }
         let held = HeldSessionLock()
         switch kind() {
         case .delivered(let post, let observer):
-            direct.recordDelivery(.delivered, seq: seq, time: time, post: post, observer: observer, held: held)
+            output.direct.recordDelivery(.delivered, seq: seq, time: time, post: post, observer: observer, held: held)
         case .skipped(let post, let observer):
-            direct.recordDelivery(.skipped, seq: seq, time: time, post: post, observer: observer, held: held)
+            output.direct.recordDelivery(.skipped, seq: seq, time: time, post: post, observer: observer, held: held)
         case .enqueued(let post, let observer):
-            direct.recordDelivery(.enqueued, seq: seq, time: time, post: post, observer: observer, held: held)
+            output.direct.recordDelivery(.enqueued, seq: seq, time: time, post: post, observer: observer, held: held)
         case .posted(let post, let message, let sender, let parent, let origin):
-            direct.recordPost(seq: seq, time: time, post: post, message: message, sender: sender, parent: parent,
-                              origin: origin, held: held)
+            output.direct.recordPost(seq: seq, time: time, post: post, message: message, sender: sender, parent: parent,
+                                     origin: origin, held: held)
         case let other:
-            direct.record(TraceEvent(seq: seq, time: time, kind: other), held: held)
+            output.direct.record(TraceEvent(seq: seq, time: time, kind: other), held: held)
         }
     }
 

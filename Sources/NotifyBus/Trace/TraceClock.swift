@@ -12,26 +12,30 @@ import Darwin
 /// Injected so that traces are deterministic in tests and in recorded
 /// scenarios, where time moves only when the scenario says so.
 public struct TraceClock: Sendable {
-    /// The injected reading; `nil` for the monotonic clock, read inline from `origin`.
-    private let read: (@Sendable () -> UInt64)?
+    /// The injected reading; unused by the monotonic clock, read inline from `origin`.
+    private let read: @Sendable () -> UInt64
+    private let isMonotonic: Bool
     private let origin: UInt64
 
     /// A clock that calls `read` for each timestamp.
     public init(_ read: @escaping @Sendable () -> UInt64) {
         self.read = read
+        isMonotonic = false
         origin = 0
     }
 
     private init(monotonicSince origin: UInt64) {
-        read = nil
+        read = { 0 }
+        isMonotonic = true
         self.origin = origin
     }
 
     /// The current reading.
     @inline(__always)
     public func now() -> UInt64 {
-        if let read { return read() }
-        return Self.monotonicNanoseconds() &- origin
+        // The flag, not an optional closure: unwrapping one retains its context on every read.
+        if isMonotonic { return Self.monotonicNanoseconds() &- origin }
+        return read()
     }
 
     /// Monotonic time since this clock was made.
@@ -43,8 +47,11 @@ public struct TraceClock: Sendable {
         TraceClock(monotonicSince: monotonicNanoseconds())
     }
 
+    /// The origin of a ``monotonic()`` clock, which a bus reads inline; `nil` for any other.
+    var monotonicOrigin: UInt64? { isMonotonic ? origin : nil }
+
     @inline(__always)
-    private static func monotonicNanoseconds() -> UInt64 {
+    static func monotonicNanoseconds() -> UInt64 {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         return UInt64(now.tv_sec) &* 1_000_000_000 &+ UInt64(now.tv_nsec)

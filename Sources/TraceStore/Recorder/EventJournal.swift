@@ -61,10 +61,11 @@ final class EventJournal: @unchecked Sendable {
     private var lastMessageType: ObjectIdentifier?
     private var lastMessageName = ""
     private var messageNames: [ObjectIdentifier: String] = [:]
-    /// The last typed message's name as a record stores it: UTF-8, cut to ``longestString``.
-    private var lastNameBytes = UnsafeMutableRawPointer.allocate(byteCount: 64, alignment: 8)
-    private var lastNameCapacity = 64
-    private var lastNameCount = 0
+    /// The last typed message's name as a record stores it, in whole words: its length (4 bytes), its
+    /// UTF-8 cut to ``longestString``, zeros.
+    private var lastNameWords = UnsafeMutablePointer<UInt64>.allocate(capacity: 8)
+    private var lastNameCapacity = 8
+    private var lastNameWordCount = 0
     private var removed = false
 
     /// The largest string a record keeps: longer ones are cut (and say so) so that one record
@@ -120,7 +121,7 @@ final class EventJournal: @unchecked Sendable {
         munmap(base, Self.headerSize + capacity)
         close(descriptor)
         scratch.deallocate()
-        lastNameBytes.deallocate()
+        lastNameWords.deallocate()
     }
 
     /// Removes the file: the session ended and every event is in SQLite.
@@ -161,36 +162,34 @@ final class EventJournal: @unchecked Sendable {
     func appendDelivery(_ kind: DeliveryEventKind, seq: UInt64, time: UInt64, post: UInt64, observer: UInt64,
                         accepting: borrowing Atomic<Bool>) -> UInt64? {
         let length = 64
-        guard let target = reserve(length, accepting: accepting) else { return nil }
+        guard let target = reserveWords(length, accepting: accepting) else { return nil }
         let tag: UInt64 = switch kind {
         case .delivered: UInt64(EventKind.delivered.rawValue)
         case .skipped: UInt64(EventKind.skipped.rawValue)
         case .enqueued: UInt64(EventKind.enqueued.rawValue)
         }
-        let field = UInt32(length)
-        // The checksum of `checksum(_:covering:field:)`, over the words as stored below (the last one a zero pad).
-        var hash = (0x243F_6A88_85A3_08D3 ^ UInt64(field) ^ position) &* Self.multiplier
+        // The checksum of `checksum(_:covering:field:)`, over the words as stored (the last one a zero pad).
+        var hash = Self.start(position: position, field: UInt32(length))
         hash = Self.mix(hash, seq)
         hash = Self.mix(hash, time)
         hash = Self.mix(hash, tag)
         hash = Self.mix(hash, post)
         hash = Self.mix(hash, observer)
         hash = Self.mix(hash, 0)
-        target.storeBytes(of: position, as: UInt64.self)
-        target.storeBytes(of: field, toByteOffset: 8, as: UInt32.self)
-        target.storeBytes(of: UInt32(truncatingIfNeeded: hash ^ (hash >> 32)), toByteOffset: 12, as: UInt32.self)
-        target.storeBytes(of: seq, toByteOffset: 16, as: UInt64.self)
-        target.storeBytes(of: time, toByteOffset: 24, as: UInt64.self)
-        target.storeBytes(of: tag, toByteOffset: 32, as: UInt64.self)
-        target.storeBytes(of: post, toByteOffset: 40, as: UInt64.self)
-        target.storeBytes(of: observer, toByteOffset: 48, as: UInt64.self)
-        target.storeBytes(of: 0, toByteOffset: 56, as: UInt64.self)
+        target[0] = position
+        target[1] = Self.lengthWord(UInt32(length), hash: hash)
+        target[2] = seq
+        target[3] = time
+        target[4] = tag
+        target[5] = post
+        target[6] = observer
+        target[7] = 0
         position &+= UInt64(length)
         return position
     }
 
-    /// Writes the record of a post straight into the ring, as ``append(_:accepting:)`` would; the
-    /// name's UTF-8 bytes come from a cache kept per message type.
+    /// Writes the record of a post straight into the ring, as ``append(_:accepting:)`` would, word by
+    /// word with the checksum computed on the way; the name's words come from a cache kept per type.
     @inline(__always)
     func appendPost(seq: UInt64, time: UInt64, post: UInt64, message: borrowing any BusMessage, sender: UInt64?,
                     parent: UInt64?, origin: PostOrigin, accepting: borrowing Atomic<Bool>) -> UInt64? {
@@ -203,30 +202,32 @@ final class EventJournal: @unchecked Sendable {
         }
         let key = ObjectIdentifier(messageType)
         if key != lastMessageType { cacheName(of: messageType, key: key) }
-        // Header, seq, time, tag, post, the optionals, the name's length and bytes; zero-padded to 16.
-        var words = 6
+        // Header (2 words), seq, time, tag, post, the optionals, the name; an even number of words (16 bytes).
         var tag = UInt64(EventKind.posted.rawValue) | UInt64(Self.code(origin)) << 8
+        var words = 6 + lastNameWordCount
         if sender != nil { tag |= 1 << 16; words += 1 }
         if parent != nil { tag |= 1 << 17; words += 1 }
-        let nameOffset = 8 * words
-        let end = nameOffset + 4 + lastNameCount
-        let length = (end + Self.alignment - 1) & ~(Self.alignment - 1)
-        guard let target = reserve(length, accepting: accepting) else { return nil }
-        // The last 16 bytes zeroed first: they hold the name's tail and the padding after it, under the checksum.
-        target.storeBytes(of: 0, toByteOffset: length - 16, as: UInt64.self)
-        target.storeBytes(of: 0, toByteOffset: length - 8, as: UInt64.self)
-        target.storeBytes(of: position, as: UInt64.self)
-        target.storeBytes(of: UInt32(length), toByteOffset: 8, as: UInt32.self)
-        target.storeBytes(of: seq, toByteOffset: 16, as: UInt64.self)
-        target.storeBytes(of: time, toByteOffset: 24, as: UInt64.self)
-        target.storeBytes(of: tag, toByteOffset: 32, as: UInt64.self)
-        target.storeBytes(of: post, toByteOffset: 40, as: UInt64.self)
-        var offset = 48
-        if let sender { target.storeBytes(of: sender, toByteOffset: offset, as: UInt64.self); offset += 8 }
-        if let parent { target.storeBytes(of: parent, toByteOffset: offset, as: UInt64.self); offset += 8 }
-        target.storeBytes(of: UInt32(lastNameCount), toByteOffset: offset, as: UInt32.self)
-        (target + offset + 4).copyMemory(from: lastNameBytes, byteCount: lastNameCount)
-        target.storeBytes(of: Self.checksum(target, covering: length, field: UInt32(length)), toByteOffset: 12, as: UInt32.self)
+        let padded = words & 1 == 1
+        if padded { words += 1 }
+        let length = 8 * words
+        guard let target = reserveWords(length, accepting: accepting) else { return nil }
+        var hash = Self.start(position: position, field: UInt32(length))
+        target[0] = position
+        target[2] = seq; hash = Self.mix(hash, seq)
+        target[3] = time; hash = Self.mix(hash, time)
+        target[4] = tag; hash = Self.mix(hash, tag)
+        target[5] = post; hash = Self.mix(hash, post)
+        var index = 6
+        if let sender { target[index] = sender; hash = Self.mix(hash, sender); index += 1 }
+        if let parent { target[index] = parent; hash = Self.mix(hash, parent); index += 1 }
+        for word in 0..<lastNameWordCount {
+            let value = lastNameWords[word]
+            target[index] = value
+            hash = Self.mix(hash, value)
+            index += 1
+        }
+        if padded { target[index] = 0; hash = Self.mix(hash, 0) }
+        target[1] = Self.lengthWord(UInt32(length), hash: hash)
         position &+= UInt64(length)
         return position
     }
@@ -247,13 +248,18 @@ final class EventJournal: @unchecked Sendable {
                 count = longestString
                 while count > 0 && bytes[count] & 0xC0 == 0x80 { count -= 1 }
             }
-            if count > lastNameCapacity {
-                lastNameBytes.deallocate()
-                lastNameBytes = .allocate(byteCount: count, alignment: 8)
-                lastNameCapacity = count
+            // As `RecordBuilder.string(_:)` lays it out: the length, the bytes, zeros to the next word.
+            let words = (4 + count + 7) / 8
+            if words > lastNameCapacity {
+                lastNameWords.deallocate()
+                lastNameWords = .allocate(capacity: words)
+                lastNameCapacity = words
             }
-            if count > 0 { lastNameBytes.copyMemory(from: bytes.baseAddress!, byteCount: count) }
-            lastNameCount = count
+            lastNameWords.update(repeating: 0, count: words)
+            let raw = UnsafeMutableRawPointer(lastNameWords)
+            raw.storeBytes(of: UInt32(count), as: UInt32.self)
+            if count > 0 { (raw + 4).copyMemory(from: bytes.baseAddress!, byteCount: count) }
+            lastNameWordCount = words
         }
         lastMessageType = key
         lastMessageName = name
@@ -273,7 +279,26 @@ final class EventJournal: @unchecked Sendable {
         return ring + (Int(truncatingIfNeeded: position) & mask)
     }
 
+    /// ``reserve(_:accepting:)``, as words: `length` is a multiple of 16, and so is every record's start.
+    @inline(__always)
+    private func reserveWords(_ length: Int, accepting: borrowing Atomic<Bool>) -> UnsafeMutablePointer<UInt64>? {
+        guard let target = reserve(length, accepting: accepting) else { return nil }
+        return target.bindMemory(to: UInt64.self, capacity: length / 8)
+    }
+
     static let multiplier: UInt64 = 0x9E37_79B9_7F4A_7C15
+
+    /// ``checksum(_:covering:field:)``'s state after the record's position and length field.
+    @inline(__always)
+    static func start(position: UInt64, field: UInt32) -> UInt64 {
+        (0x243F_6A88_85A3_08D3 ^ UInt64(field) ^ position) &* multiplier
+    }
+
+    /// The record header's second word: the length field, then the checksum folded to 32 bits (little-endian).
+    @inline(__always)
+    static func lengthWord(_ field: UInt32, hash: UInt64) -> UInt64 {
+        UInt64(field) | UInt64(UInt32(truncatingIfNeeded: hash ^ (hash >> 32))) << 32
+    }
 
     /// One step of ``checksum(_:covering:field:)`` over a word after the record header.
     @inline(__always)
@@ -464,7 +489,8 @@ final class EventJournal: @unchecked Sendable {
             word(UInt64(kind.rawValue))
             word(post)
             word(observer)
-            // 16 + 5 words = 56: one pad word to 64. Its content is whatever is there, under the checksum.
+            // 16 + 5 words = 56: one zero pad word to 64, as `appendDelivery` writes it.
+            word(0)
             return 64
         }
 

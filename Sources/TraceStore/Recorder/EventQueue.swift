@@ -132,12 +132,15 @@ final class EventQueue: @unchecked Sendable {
             else { return }
             journalEnds[producer.pointee.index] = end
         }
-        let kind: TraceEvent.Kind = switch kind {
-        case .delivered: .delivered(post: post, observer: observer)
-        case .skipped: .skipped(post: post, observer: observer)
-        case .enqueued: .enqueued(post: post, observer: observer)
+        // One event built per case: a `Kind` chosen first and then stored is copied through its outlined copy.
+        switch kind {
+        case .delivered:
+            publish(TraceEvent(seq: seq, time: time, kind: .delivered(post: post, observer: observer)), published: published)
+        case .skipped:
+            publish(TraceEvent(seq: seq, time: time, kind: .skipped(post: post, observer: observer)), published: published)
+        case .enqueued:
+            publish(TraceEvent(seq: seq, time: time, kind: .enqueued(post: post, observer: observer)), published: published)
         }
-        publish(TraceEvent(seq: seq, time: time, kind: kind), published: published)
     }
 
     /// Appends a post; the caller holds the session's lock.
