@@ -79,6 +79,30 @@ if CommandLine.arguments.count == 5 && CommandLine.arguments[1] == "--crash-in-d
     withExtendedLifetime(token) {}
 }
 
+if CommandLine.arguments.count == 4 && CommandLine.arguments[1] == "--two-threads-crash",
+   let posts = Int(CommandLine.arguments[2]), posts > 0 {
+    // Two buses recording into one recorder, each posted to by its own thread; the first bus's
+    // observer SIGKILLs the process in its delivery of its post numbered `posts`, while the other
+    // thread goes on recording. The trace must number both threads' events in one gapless sequence.
+    let recorder = try TraceRecorder(path: CommandLine.arguments[3], session: SessionInfo(name: "two-threads-crash"),
+                                     bufferCapacity: 4_096)
+    let first = Bus(sink: recorder), second = Bus(sink: recorder)
+    let state = CrashState()
+    let firstToken = first.observe(KeyboardWillShow.self) { _ in
+        state.delivered += 1
+        guard state.delivered == posts else { return }
+        kill(getpid(), SIGKILL)
+        while true { pause() }
+    }
+    let secondToken = second.observe(KeyboardDidShow.self) { _ in }
+    let frame = Rect(x: 0, y: 508, width: 390, height: 336)
+    Thread.detachNewThread {
+        while true { second.post(KeyboardDidShow(beginFrame: .zero, endFrame: frame, curve: .keyboard, duration: 0.25)) }
+    }
+    while true { first.post(KeyboardWillShow(beginFrame: .zero, endFrame: frame, curve: .keyboard, duration: 0.25)) }
+    withExtendedLifetime((firstToken, secondToken)) {}
+}
+
 let path = CommandLine.arguments[1]
 let recorder = try TraceRecorder(path: path, session: SessionInfo(name: "crash-child"), bufferCapacity: 4_096)
 let bus = Bus(sink: recorder)

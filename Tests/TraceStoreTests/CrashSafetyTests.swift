@@ -192,6 +192,50 @@ struct CrashSoakTests {
         }
     }
 
+    /// Two threads recording through two buses into one recorder when the process is killed in a
+    /// delivery of one of them: the trace holds one gapless sequence, every post of the killed thread
+    /// up to its crash with its delivery, and every post of the other thread enqueued but perhaps its last.
+    @Test func twoThreadsKilledMidDeliveryKeepOneGaplessSequence() throws {
+        let dir = try TemporaryDirectory()
+        for run in 0..<6 {
+            let posts = [1, 50, 900, 3_000, 7_000, 12_000][run]
+            let path = dir.file("two-threads-\(run).trace")
+            let child = Process()
+            child.executableURL = productsDirectory().appendingPathComponent("trace-crash-child")
+            child.arguments = ["--two-threads-crash", String(posts), path]
+            child.standardOutput = FileHandle.nullDevice
+            child.standardError = FileHandle.nullDevice
+            try child.run()
+            child.waitUntilExit()
+            #expect(child.terminationReason == .uncaughtSignal, "run \(run)")
+            _ = try TraceFinisher.finish(path: path)
+            let events = try TraceReader(path: path).events(session: 1)
+            let note = "run \(run), \(posts) posts"
+            #expect(events.map(\.seq) == Array(0..<UInt64(events.count)), "no gap, \(note)")
+            let postIDs = Set(events.filter { $0.kind == .posted }.compactMap(\.post))
+            #expect(postIDs.count == events.filter { $0.kind == .posted }.count, "post ids unique, \(note)")
+            let delivered = events.filter { $0.kind == .delivered }.compactMap(\.post)
+            #expect(Set(delivered).count == delivered.count, "each post delivered once, \(note)")
+            let firstPosts = events.filter { $0.kind == .posted && $0.message == KeyboardWillShow.name }.compactMap(\.post)
+            #expect(firstPosts.count == posts, "every post of the killed thread, \(note)")
+            let deliveredSet = Set(delivered)
+            #expect(firstPosts.allSatisfy(deliveredSet.contains), "each delivered, the crashing one included, \(note)")
+            let secondPosts = events.filter { $0.kind == .posted && $0.message == KeyboardDidShow.name }.compactMap(\.post)
+            // KeyboardDidShow is a main-actor message: posted off the main actor, each is enqueued for it.
+            let enqueued = Set(events.filter { $0.kind == .enqueued }.compactMap(\.post))
+            #expect(secondPosts.dropLast().allSatisfy(enqueued.contains), "the other thread's posts enqueued, \(note)")
+            // Each delivery follows its post.
+            var postedAt: [UInt64: UInt64] = [:]
+            for event in events {
+                if event.kind == .posted, let post = event.post { postedAt[post] = event.seq }
+                if event.kind == .delivered || event.kind == .enqueued, let post = event.post {
+                    #expect(postedAt[post].map { $0 < event.seq } == true, "delivery after its post, \(note)")
+                }
+            }
+            #expect(try TraceVerification.run(try TraceReader(path: path)).isValid, "\(note)")
+        }
+    }
+
     /// A journal whose recorder is alive is left alone: `finish` refuses, a reader reads the file as it is.
     @Test func aLiveRecordingIsNotFinished() throws {
         let dir = try TemporaryDirectory()

@@ -29,17 +29,69 @@ public final class RecordingSession: Sendable {
 
     /// The number of distinct owners the session has registered.
     public var ownerCount: Int { state.withLock { $0.owners.records.count } }
+
+    /// Runs `body` holding the session's lock, the one under which every event is handed to its
+    /// sink: a ``DirectTraceSink`` that guards its own state with it takes it this way for the
+    /// events that do not come from a bus. Must not be called from inside a bus's recording.
+    package func withLockHeld<Result>(_ body: (borrowing HeldSessionLock) -> Result) -> Result {
+        state.withLock { _ in
+            let held = HeldSessionLock()
+            return body(held)
+        }
+    }
+}
+
+/// Proof, lent to a ``DirectTraceSink`` for one call, that the caller holds the lock of the
+/// sink's ``RecordingSession``: only the session makes one, under its lock, and a callee that
+/// borrows it can neither keep nor copy it.
+package struct HeldSessionLock: ~Copyable {
+    fileprivate init() {}
 }
 
 /// Where a recording bus sends its events: the sink, and the bus's clock.
+///
+/// What `emit` reads per event is stored flat, not optional or inside the clock: a call through
+/// an optional existential, or a copy of the clock's closure, retains and releases it every time.
 final class TraceOutput: Sendable {
     let sink: any TraceSink
+    /// Whether ``direct`` is the sink, taking events field by field (the recorder).
+    let isDirect: Bool
+    /// The sink again when ``isDirect``; otherwise a placeholder never called.
+    let direct: any DirectTraceSink
     let clock: TraceClock
+    /// The monotonic clock's origin, read inline; `nil` for another clock.
+    let monotonicOrigin: UInt64?
 
     init(sink: any TraceSink, clock: TraceClock) {
         self.sink = sink
+        if let direct = sink as? any DirectTraceSink {
+            self.direct = direct
+            isDirect = true
+        } else {
+            direct = NoDirectSink()
+            isDirect = false
+        }
         self.clock = clock
+        monotonicOrigin = clock.monotonicOrigin
     }
+
+    /// The clock's reading.
+    @inline(__always)
+    func now() -> UInt64 {
+        if let origin = monotonicOrigin { return TraceClock.monotonicNanoseconds() &- origin }
+        return clock.now()
+    }
+}
+
+/// ``TraceOutput/direct`` of a sink that takes whole events.
+private final class NoDirectSink: DirectTraceSink {
+    let recordingSession = RecordingSession()
+    func record(_ event: TraceEvent) {}
+    func recordDelivery(_ kind: DeliveryEventKind, seq: UInt64, time: UInt64, post: UInt64, observer: UInt64,
+                        held: borrowing HeldSessionLock) {}
+    func recordPost(seq: UInt64, time: UInt64, post: UInt64, message: consuming any BusMessage, sender: UInt64?,
+                    parent: UInt64?, origin: PostOrigin, held: borrowing HeldSessionLock) {}
+    func record(_ event: consuming TraceEvent, held: borrowing HeldSessionLock) {}
 }
 
 /// What a ``RecordingSession`` guards.
@@ -52,11 +104,34 @@ struct SessionState {
     var messages = MessageNameRegistry()
 
     /// Numbers `kind` and hands it to the sink; nothing without an output.
+    ///
+    /// Called under the session's lock. A ``DirectTraceSink`` gets the fields of the most frequent
+    /// events (posts, deliveries, skips, enqueues) as they are: `kind` is built inline here, so
+    /// the switch below folds to one case at each call site and no ``TraceEvent`` is made, copied
+    /// or destroyed for them.
     @inline(__always)
     mutating func emit(_ kind: @autoclosure () -> TraceEvent.Kind, to output: TraceOutput?) {
         guard let output else { return }
         seq += 1
-        output.sink.record(TraceEvent(seq: seq, time: output.clock.now(), kind: kind()))
+        let seq = self.seq, time = output.now()
+        guard output.isDirect else {
+            output.sink.record(TraceEvent(seq: seq, time: time, kind: kind()))
+            return
+        }
+        let held = HeldSessionLock()
+        switch kind() {
+        case .delivered(let post, let observer):
+            output.direct.recordDelivery(.delivered, seq: seq, time: time, post: post, observer: observer, held: held)
+        case .skipped(let post, let observer):
+            output.direct.recordDelivery(.skipped, seq: seq, time: time, post: post, observer: observer, held: held)
+        case .enqueued(let post, let observer):
+            output.direct.recordDelivery(.enqueued, seq: seq, time: time, post: post, observer: observer, held: held)
+        case .posted(let post, let message, let sender, let parent, let origin):
+            output.direct.recordPost(seq: seq, time: time, post: post, message: message, sender: sender, parent: parent,
+                                     origin: origin, held: held)
+        case let other:
+            output.direct.record(TraceEvent(seq: seq, time: time, kind: other), held: held)
+        }
     }
 
     mutating func takeObserverID() -> UInt64 {

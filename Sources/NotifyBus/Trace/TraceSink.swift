@@ -15,6 +15,30 @@ public protocol TraceSink: Sendable {
     func record(_ event: TraceEvent)
 }
 
+/// A sink that takes the session's events field by field, under the session's lock, without a
+/// ``TraceEvent`` in between for the frequent kinds: the recorder, whose posting-thread cost is
+/// a measured bar (BENCHMARKS.md).
+///
+/// A bus calls it where it would call ``TraceSink/record(_:)``, in `seq` order under the lock of
+/// ``TraceSink/recordingSession`` (`held` proves it), so the sink may guard its own posting-side
+/// state with that lock; its ``TraceSink/record(_:)``, for callers outside a bus, takes the lock
+/// with ``RecordingSession/withLockHeld(_:)``.
+package protocol DirectTraceSink: TraceSink, AnyObject {
+    /// Records a delivery, a skip or an enqueue of `post` to `observer`.
+    func recordDelivery(_ kind: DeliveryEventKind, seq: UInt64, time: UInt64, post: UInt64, observer: UInt64,
+                        held: borrowing HeldSessionLock)
+    /// Records a post.
+    func recordPost(seq: UInt64, time: UInt64, post: UInt64, message: consuming any BusMessage, sender: UInt64?,
+                    parent: UInt64?, origin: PostOrigin, held: borrowing HeldSessionLock)
+    /// Records any other event.
+    func record(_ event: consuming TraceEvent, held: borrowing HeldSessionLock)
+}
+
+/// The events that name only a post and an observer.
+package enum DeliveryEventKind: Sendable {
+    case delivered, skipped, enqueued
+}
+
 /// A sink that keeps events in memory, for tests and small sessions.
 public final class MemoryTraceSink: TraceSink {
     private let storage = Locked<[TraceEvent]>([])

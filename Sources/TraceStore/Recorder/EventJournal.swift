@@ -61,6 +61,11 @@ final class EventJournal: @unchecked Sendable {
     private var lastMessageType: ObjectIdentifier?
     private var lastMessageName = ""
     private var messageNames: [ObjectIdentifier: String] = [:]
+    /// The last typed message's name as a record stores it, in whole words: its length (4 bytes), its
+    /// UTF-8 cut to ``longestString``, zeros.
+    private var lastNameWords = UnsafeMutablePointer<UInt64>.allocate(capacity: 8)
+    private var lastNameCapacity = 8
+    private var lastNameWordCount = 0
     private var removed = false
 
     /// The largest string a record keeps: longer ones are cut (and say so) so that one record
@@ -116,6 +121,7 @@ final class EventJournal: @unchecked Sendable {
         munmap(base, Self.headerSize + capacity)
         close(descriptor)
         scratch.deallocate()
+        lastNameWords.deallocate()
     }
 
     /// Removes the file: the session ended and every event is in SQLite.
@@ -139,14 +145,7 @@ final class EventJournal: @unchecked Sendable {
     func append(_ event: TraceEvent, accepting: borrowing Atomic<Bool>) -> UInt64? {
         let length = encode(event)
         // A record never straddles the ring's end: the rest of the lap becomes a pad record.
-        let offset = Int(truncatingIfNeeded: position) & mask
-        let pad = capacity - offset < length ? capacity - offset : 0
-        guard waitForRoom(pad + length, accepting: accepting) else { return nil }
-        if pad > 0 {
-            writePad(at: offset, length: pad)
-            position &+= UInt64(pad)
-        }
-        let target = ring + (Int(truncatingIfNeeded: position) & mask)
+        guard let target = reserve(length, accepting: accepting) else { return nil }
         // The record header's position and length, then the body, then the checksum over all of it.
         scratch.storeBytes(of: position, as: UInt64.self)
         scratch.storeBytes(of: UInt32(length), toByteOffset: 8, as: UInt32.self)
@@ -155,6 +154,157 @@ final class EventJournal: @unchecked Sendable {
         target.copyMemory(from: scratch, byteCount: length)
         position &+= UInt64(length)
         return position
+    }
+
+    /// Writes the record of a delivery, skip or enqueue straight into the ring, as ``append(_:accepting:)``
+    /// would: 64 bytes, its checksum computed from the fields as they are stored.
+    @inline(__always)
+    func appendDelivery(_ kind: DeliveryEventKind, seq: UInt64, time: UInt64, post: UInt64, observer: UInt64,
+                        accepting: borrowing Atomic<Bool>) -> UInt64? {
+        let length = 64
+        guard let target = reserveWords(length, accepting: accepting) else { return nil }
+        let tag: UInt64 = switch kind {
+        case .delivered: UInt64(EventKind.delivered.rawValue)
+        case .skipped: UInt64(EventKind.skipped.rawValue)
+        case .enqueued: UInt64(EventKind.enqueued.rawValue)
+        }
+        // The checksum of `checksum(_:covering:field:)`, over the words as stored (the last one a zero pad).
+        var hash = Self.start(position: position, field: UInt32(length))
+        hash = Self.mix(hash, seq)
+        hash = Self.mix(hash, time)
+        hash = Self.mix(hash, tag)
+        hash = Self.mix(hash, post)
+        hash = Self.mix(hash, observer)
+        hash = Self.mix(hash, 0)
+        target[0] = position
+        target[1] = Self.lengthWord(UInt32(length), hash: hash)
+        target[2] = seq
+        target[3] = time
+        target[4] = tag
+        target[5] = post
+        target[6] = observer
+        target[7] = 0
+        position &+= UInt64(length)
+        return position
+    }
+
+    /// Writes the record of a post straight into the ring, as ``append(_:accepting:)`` would, word by
+    /// word with the checksum computed on the way; the name's words come from a cache kept per type.
+    @inline(__always)
+    func appendPost(seq: UInt64, time: UInt64, post: UInt64, message: borrowing any BusMessage, sender: UInt64?,
+                    parent: UInt64?, origin: PostOrigin, accepting: borrowing Atomic<Bool>) -> UInt64? {
+        let messageType = type(of: message)
+        if messageType == NamedMessage.self {
+            // Its name is in the value: the general path.
+            return append(TraceEvent(seq: seq, time: time, kind: .posted(post: post, message: copy message, sender: sender,
+                                                                          parent: parent, origin: origin)),
+                          accepting: accepting)
+        }
+        let key = ObjectIdentifier(messageType)
+        if key != lastMessageType { cacheName(of: messageType, key: key) }
+        // Header (2 words), seq, time, tag, post, the optionals, the name; an even number of words (16 bytes).
+        var tag = UInt64(EventKind.posted.rawValue) | UInt64(Self.code(origin)) << 8
+        var words = 6 + lastNameWordCount
+        if sender != nil { tag |= 1 << 16; words += 1 }
+        if parent != nil { tag |= 1 << 17; words += 1 }
+        let padded = words & 1 == 1
+        if padded { words += 1 }
+        let length = 8 * words
+        guard let target = reserveWords(length, accepting: accepting) else { return nil }
+        var hash = Self.start(position: position, field: UInt32(length))
+        target[0] = position
+        target[2] = seq; hash = Self.mix(hash, seq)
+        target[3] = time; hash = Self.mix(hash, time)
+        target[4] = tag; hash = Self.mix(hash, tag)
+        target[5] = post; hash = Self.mix(hash, post)
+        var index = 6
+        if let sender { target[index] = sender; hash = Self.mix(hash, sender); index += 1 }
+        if let parent { target[index] = parent; hash = Self.mix(hash, parent); index += 1 }
+        for word in 0..<lastNameWordCount {
+            let value = lastNameWords[word]
+            target[index] = value
+            hash = Self.mix(hash, value)
+            index += 1
+        }
+        if padded { target[index] = 0; hash = Self.mix(hash, 0) }
+        target[1] = Self.lengthWord(UInt32(length), hash: hash)
+        position &+= UInt64(length)
+        return position
+    }
+
+    /// Makes `messageType`'s name, cut to ``longestString`` as ``RecordBuilder/string(_:)`` cuts it, the last one.
+    private func cacheName(of messageType: any BusMessage.Type, key: ObjectIdentifier) {
+        let name: String
+        if let known = messageNames[key] {
+            name = known
+        } else {
+            name = messageType.name
+            if messageNames.count < 4096 { messageNames[key] = name }
+        }
+        var utf8 = name
+        utf8.withUTF8 { bytes in
+            var count = bytes.count
+            if count > longestString {
+                count = longestString
+                while count > 0 && bytes[count] & 0xC0 == 0x80 { count -= 1 }
+            }
+            // As `RecordBuilder.string(_:)` lays it out: the length, the bytes, zeros to the next word.
+            let words = (4 + count + 7) / 8
+            if words > lastNameCapacity {
+                lastNameWords.deallocate()
+                lastNameWords = .allocate(capacity: words)
+                lastNameCapacity = words
+            }
+            lastNameWords.update(repeating: 0, count: words)
+            let raw = UnsafeMutableRawPointer(lastNameWords)
+            raw.storeBytes(of: UInt32(count), as: UInt32.self)
+            if count > 0 { (raw + 4).copyMemory(from: bytes.baseAddress!, byteCount: count) }
+            lastNameWordCount = words
+        }
+        lastMessageType = key
+        lastMessageName = name
+    }
+
+    /// The ring address where `length` bytes go next, after a pad record if they do not fit before the
+    /// ring's end; `nil` when the ring stays full and `accepting` turns false.
+    @inline(__always)
+    private func reserve(_ length: Int, accepting: borrowing Atomic<Bool>) -> UnsafeMutableRawPointer? {
+        let offset = Int(truncatingIfNeeded: position) & mask
+        let pad = capacity - offset < length ? capacity - offset : 0
+        guard waitForRoom(pad + length, accepting: accepting) else { return nil }
+        if pad > 0 {
+            writePad(at: offset, length: pad)
+            position &+= UInt64(pad)
+        }
+        return ring + (Int(truncatingIfNeeded: position) & mask)
+    }
+
+    /// ``reserve(_:accepting:)``, as words: `length` is a multiple of 16, and so is every record's start.
+    @inline(__always)
+    private func reserveWords(_ length: Int, accepting: borrowing Atomic<Bool>) -> UnsafeMutablePointer<UInt64>? {
+        guard let target = reserve(length, accepting: accepting) else { return nil }
+        return target.bindMemory(to: UInt64.self, capacity: length / 8)
+    }
+
+    static let multiplier: UInt64 = 0x9E37_79B9_7F4A_7C15
+
+    /// ``checksum(_:covering:field:)``'s state after the record's position and length field.
+    @inline(__always)
+    static func start(position: UInt64, field: UInt32) -> UInt64 {
+        (0x243F_6A88_85A3_08D3 ^ UInt64(field) ^ position) &* multiplier
+    }
+
+    /// The record header's second word: the length field, then the checksum folded to 32 bits (little-endian).
+    @inline(__always)
+    static func lengthWord(_ field: UInt32, hash: UInt64) -> UInt64 {
+        UInt64(field) | UInt64(UInt32(truncatingIfNeeded: hash ^ (hash >> 32))) << 32
+    }
+
+    /// One step of ``checksum(_:covering:field:)`` over a word after the record header.
+    @inline(__always)
+    static func mix(_ hash: UInt64, _ word: UInt64) -> UInt64 {
+        let hash = (hash ^ word) &* multiplier
+        return hash ^ (hash >> 29)
     }
 
     /// Waits until `bytes` more fit without overwriting a record not yet in SQLite.
@@ -183,11 +333,10 @@ final class EventJournal: @unchecked Sendable {
     @inline(__always)
     static func checksum(_ record: UnsafeRawPointer, covering length: Int, field: UInt32) -> UInt32 {
         var hash: UInt64 = 0x243F_6A88_85A3_08D3 ^ UInt64(field)
-        hash = (hash ^ record.loadUnaligned(as: UInt64.self)) &* 0x9E37_79B9_7F4A_7C15
+        hash = (hash ^ record.loadUnaligned(as: UInt64.self)) &* multiplier
         var offset = 16
         while offset + 8 <= length {
-            hash = (hash ^ record.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) &* 0x9E37_79B9_7F4A_7C15
-            hash ^= hash >> 29
+            hash = mix(hash, record.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
             offset += 8
         }
         return UInt32(truncatingIfNeeded: hash ^ (hash >> 32))
@@ -279,17 +428,8 @@ final class EventJournal: @unchecked Sendable {
         let messageType = type(of: message)
         if messageType == NamedMessage.self { return message.messageName }
         let key = ObjectIdentifier(messageType)
-        if key == lastMessageType { return lastMessageName }
-        let name: String
-        if let known = messageNames[key] {
-            name = known
-        } else {
-            name = messageType.name
-            if messageNames.count < 4096 { messageNames[key] = name }
-        }
-        lastMessageType = key
-        lastMessageName = name
-        return name
+        if key != lastMessageType { cacheName(of: messageType, key: key) }
+        return lastMessageName
     }
 
     static func code(_ origin: PostOrigin) -> UInt8 {
@@ -349,7 +489,8 @@ final class EventJournal: @unchecked Sendable {
             word(UInt64(kind.rawValue))
             word(post)
             word(observer)
-            // 16 + 5 words = 56: one pad word to 64. Its content is whatever is there, under the checksum.
+            // 16 + 5 words = 56: one zero pad word to 64, as `appendDelivery` writes it.
+            word(0)
             return 64
         }
 

@@ -8,21 +8,25 @@ import Synchronization
 /// the ring is full (backpressure: an event is never dropped while the writer
 /// runs); the writer takes everything published at once.
 ///
-/// The posting side costs one uncontended lock, a slot write and an atomic store:
-/// posters are serialized by `producer` (a bus already records under its own lock,
-/// so it is never contended then), and the writer never takes that lock. The two
+/// The posting side costs a slot write and an atomic store, and no lock of its own:
+/// posters are serialized by the recorder's session lock, which a bus holds anyway
+/// while it records an event (every append borrows the proof, a ``HeldSessionLock``),
+/// and the writer never takes that lock. The two
 /// sides meet through two counters, `head` (events published) and `tail` (events
 /// taken), so the writer is woken only when it asked to be: once when the ring goes
 /// from empty to non-empty, once when it reaches `batchTarget` while the writer
 /// gathers a batch; `condition` is taken on those wake-ups, on backpressure and on
 /// `flush`/`close`, never per event otherwise.
 final class EventQueue: @unchecked Sendable {
-    // @unchecked: `slots` is written by a poster holding `producer` and read by the
-    // writer, each slot only after `head` (store: releasing, load: acquiring) says it
-    // is published and before `tail` says it is free again; the remaining mutable
-    // properties are read and written only with `condition` locked.
+    // @unchecked: `producer` is read and written only by a poster holding the session's
+    // lock (an append borrows a `HeldSessionLock`, which only the session makes, under it).
+    // `slots` is written by such a poster and read by the writer, each slot only after
+    // `head` (store: releasing, load: acquiring) says it is published and before `tail`
+    // says it is free again; the remaining mutable properties are read and written only
+    // with `condition` locked. `EventQueueTests` and `SharedSessionRecordingTests` post
+    // from several threads at once and check that nothing is lost or reordered.
 
-    /// The posting side's own state; its lock serializes posters.
+    /// The posting side's own state, guarded by the session's lock.
     private struct Producer {
         /// Events published: a copy of `head`, which only posters write.
         var published = 0
@@ -44,7 +48,9 @@ final class EventQueue: @unchecked Sendable {
     /// Read and written by the writer thread only.
     private var batchJournalEnd: UInt64 = 0
     private var batchCount = 0
-    private let producer = Locked(Producer())
+    /// Whose lock serializes posters: the recorder's session.
+    let session: RecordingSession
+    private let producer: UnsafeMutablePointer<Producer>
     /// Events published into the ring, ever.
     private let head = Atomic<Int>(0)
     /// Events the writer has moved out of the ring, ever. Written by the writer only.
@@ -70,12 +76,17 @@ final class EventQueue: @unchecked Sendable {
     /// The number of events the writer takes before it wakes up on its own.
     let batchTarget: Int
 
-    init(capacity: Int, journal: EventJournal? = nil) {
+    /// A ring of `capacity` events, whose posters hold `session`'s lock, writing each event
+    /// into `journal` first when there is one.
+    init(capacity: Int, journal: EventJournal? = nil, session: RecordingSession = RecordingSession()) {
         self.capacity = max(1, capacity)
         self.batchTarget = max(1, self.capacity / 4)
         self.journal = journal
+        self.session = session
         slots = .allocate(capacity: self.capacity)
         journalEnds = .allocate(capacity: journal == nil ? 1 : self.capacity)
+        producer = .allocate(capacity: 1)
+        producer.initialize(to: Producer())
     }
 
     deinit {
@@ -87,38 +98,97 @@ final class EventQueue: @unchecked Sendable {
         }
         slots.deallocate()
         journalEnds.deallocate()
+        producer.deinitialize(count: 1)
+        producer.deallocate()
     }
 
     /// The `seq` of the last event appended.
-    var lastSeq: UInt64 { producer.withLock { $0.lastSeq } }
+    var lastSeq: UInt64 { session.withLockHeld { _ in producer.pointee.lastSeq } }
 
+    /// Appends `event`, taking the session's lock: for callers outside a bus.
     func append(_ event: TraceEvent) {
-        producer.withLock { state in
-            // After the writer stopped, or close, there is nowhere to put the event; `flush` and `close` report it.
-            guard accepting.load(ordering: .relaxed) else { return }
-            let published = state.published
-            if published &- state.taken >= capacity {
-                state.taken = tail.load(ordering: .acquiring)
-                if published &- state.taken >= capacity {
-                    guard waitForSpace(published: published) else { return }
-                    state.taken = tail.load(ordering: .acquiring)
-                }
-            }
-            // Into the journal first: once `append` returns, the event outlives the process.
-            if let journal {
-                guard let end = journal.append(event, accepting: accepting) else { return }
-                journalEnds[state.index] = end
-            }
-            (slots + state.index).initialize(to: event)
-            state.index = state.index + 1 == capacity ? 0 : state.index + 1
-            state.published = published + 1
-            state.lastSeq = event.seq
-            // Sequentially consistent, with the load after it: the writer stores `wakeAt`
-            // and then loads `head`, so either it sees this event or this poster sees its request.
-            head.store(published + 1, ordering: .sequentiallyConsistent)
-            let wake = wakeAt.load(ordering: .sequentiallyConsistent)
-            if published + 1 >= wake { wakeWriter(expected: wake) }
+        session.withLockHeld { held in append(event, held: held) }
+    }
+
+    /// Appends `event`; the caller holds the session's lock.
+    func append(_ event: consuming TraceEvent, held: borrowing HeldSessionLock) {
+        guard let published = reserve() else { return }
+        // Into the journal first: once `append` returns, the event outlives the process.
+        if let journal {
+            guard let end = journal.append(event, accepting: accepting) else { return }
+            journalEnds[producer.pointee.index] = end
         }
+        publish(event, published: published)
+    }
+
+    /// Appends a delivery, skip or enqueue; the caller holds the session's lock.
+    @inline(__always)
+    func appendDelivery(_ kind: DeliveryEventKind, seq: UInt64, time: UInt64, post: UInt64, observer: UInt64,
+                        held: borrowing HeldSessionLock) {
+        guard let published = reserve() else { return }
+        if let journal {
+            guard let end = journal.appendDelivery(kind, seq: seq, time: time, post: post, observer: observer,
+                                                   accepting: accepting)
+            else { return }
+            journalEnds[producer.pointee.index] = end
+        }
+        // One event built per case: a `Kind` chosen first and then stored is copied through its outlined copy.
+        switch kind {
+        case .delivered:
+            publish(TraceEvent(seq: seq, time: time, kind: .delivered(post: post, observer: observer)), published: published)
+        case .skipped:
+            publish(TraceEvent(seq: seq, time: time, kind: .skipped(post: post, observer: observer)), published: published)
+        case .enqueued:
+            publish(TraceEvent(seq: seq, time: time, kind: .enqueued(post: post, observer: observer)), published: published)
+        }
+    }
+
+    /// Appends a post; the caller holds the session's lock.
+    @inline(__always)
+    func appendPost(seq: UInt64, time: UInt64, post: UInt64, message: consuming any BusMessage, sender: UInt64?,
+                    parent: UInt64?, origin: PostOrigin, held: borrowing HeldSessionLock) {
+        guard let published = reserve() else { return }
+        if let journal {
+            guard let end = journal.appendPost(seq: seq, time: time, post: post, message: message, sender: sender,
+                                               parent: parent, origin: origin, accepting: accepting)
+            else { return }
+            journalEnds[producer.pointee.index] = end
+        }
+        publish(TraceEvent(seq: seq, time: time, kind: .posted(post: post, message: message, sender: sender,
+                                                               parent: parent, origin: origin)),
+                published: published)
+    }
+
+    /// The number of events published so far, once there is a free slot for one more; `nil`
+    /// when the event has nowhere to go (the writer stopped, or close began: `flush` and
+    /// `close` report it). Waits while the ring is full.
+    @inline(__always)
+    private func reserve() -> Int? {
+        guard accepting.load(ordering: .relaxed) else { return nil }
+        let published = producer.pointee.published
+        if published &- producer.pointee.taken >= capacity {
+            producer.pointee.taken = tail.load(ordering: .acquiring)
+            if published &- producer.pointee.taken >= capacity {
+                guard waitForSpace(published: published) else { return nil }
+                producer.pointee.taken = tail.load(ordering: .acquiring)
+            }
+        }
+        return published
+    }
+
+    /// Puts `event` into the slot ``reserve()`` found free and hands it to the writer.
+    @inline(__always)
+    private func publish(_ event: consuming TraceEvent, published: Int) {
+        let index = producer.pointee.index
+        producer.pointee.lastSeq = event.seq
+        (slots + index).initialize(to: event)
+        producer.pointee.index = index + 1 == capacity ? 0 : index + 1
+        producer.pointee.published = published + 1
+        // Sequentially consistent, with the load after it: the writer stores `wakeAt`
+        // and then loads `head`, so either it sees this event or this poster sees its request.
+        head.store(published + 1, ordering: .sequentiallyConsistent)
+        let wake = wakeAt.load(ordering: .sequentiallyConsistent)
+        if published + 1 >= wake { wakeWriter(expected: wake) }
     }
 
     private func wakeWriter(expected: Int) {
@@ -246,7 +316,7 @@ final class EventQueue: @unchecked Sendable {
         accepting.store(false, ordering: .relaxed)
         // Waits out a poster that read `accepting` before the store: its event is
         // published before closing begins, and the writer drains it.
-        producer.withLock { _ in }
+        session.withLockHeld { _ in }
         condition.lock()
         closing = true
         condition.broadcast()

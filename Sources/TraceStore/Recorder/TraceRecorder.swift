@@ -24,7 +24,7 @@ public import NotifyBus
 /// ``flush()`` and ``close()`` throw its error. A failure of the file itself
 /// (disk full, I/O error) stops the recording, and they throw that. A payload
 /// JSON cannot hold is still written (non-finite numbers as strings).
-public final class TraceRecorder: TraceSink, Sendable {
+public final class TraceRecorder: TraceSink, DirectTraceSink, Sendable {
     /// The trace file.
     public let path: String
     /// The session's id in the file's `sessions` table.
@@ -70,7 +70,7 @@ public final class TraceRecorder: TraceSink, Sendable {
             throw error
         }
         self.sessionID = writer.session
-        self.queue = EventQueue(capacity: bufferCapacity, journal: writer.journal)
+        self.queue = EventQueue(capacity: bufferCapacity, journal: writer.journal, session: recordingSession)
         self.writer = WriterHandle(writer)
         let queue = self.queue, handle = self.writer
         let thread = Thread {
@@ -131,9 +131,26 @@ public final class TraceRecorder: TraceSink, Sendable {
     /// Queues one event; waits only if the buffer is full.
     ///
     /// The session ends at ``close()``: events recorded after it (an app model
-    /// tearing down, say) are not part of the session and are ignored.
+    /// tearing down, say) are not part of the session and are ignored. Buses do not
+    /// call it: they hand their events over field by field under the session's lock,
+    /// which this call takes for itself.
     public func record(_ event: TraceEvent) {
         queue.append(event)
+    }
+
+    package func recordDelivery(_ kind: DeliveryEventKind, seq: UInt64, time: UInt64, post: UInt64, observer: UInt64,
+                                held: borrowing HeldSessionLock) {
+        queue.appendDelivery(kind, seq: seq, time: time, post: post, observer: observer, held: held)
+    }
+
+    package func recordPost(seq: UInt64, time: UInt64, post: UInt64, message: consuming any BusMessage, sender: UInt64?,
+                            parent: UInt64?, origin: PostOrigin, held: borrowing HeldSessionLock) {
+        queue.appendPost(seq: seq, time: time, post: post, message: message, sender: sender, parent: parent,
+                         origin: origin, held: held)
+    }
+
+    package func record(_ event: consuming TraceEvent, held: borrowing HeldSessionLock) {
+        queue.append(event, held: held)
     }
 
     /// Returns once every event recorded before the call is committed to the file, or lost.
