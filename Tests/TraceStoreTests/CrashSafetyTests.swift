@@ -236,6 +236,46 @@ struct CrashSoakTests {
         }
     }
 
+    #if os(Linux)
+    /// A reader's lock on a journal belongs to the open file, which a process forked at that moment
+    /// shares until it execs: once the reader is done, that copy must not keep the journal locked,
+    /// or `finish` finds it "still being recorded". (A child spawned by a parallel test did this:
+    /// `everyEventUpToTheCrashingDeliveryIsKept` failed 2 runs in 8.) Here a child is given a copy
+    /// of the reader's descriptor on purpose and outlives the reader.
+    @Test func aForkedCopyOfAJournalDoesNotKeepItLocked() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("copied.trace")
+        _ = try crash("kill", posts: 3, path: path)
+        let journal = path + "-eventlog-1"
+        var reader: JournalRecovery.File? = try JournalRecovery.open(journal, session: 1, startedAt: nil, exclusive: false)
+        #expect(reader?.events.isEmpty == false)
+        // The reader's descriptor, found by what it opens.
+        let descriptors = try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").compactMap { Int32($0) }
+        let descriptor = try #require(descriptors.first { fd in
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(fd)")) == journal
+        })
+        // A child holding a copy of it (as fd 3, past its exec), alive for a while.
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, descriptor, 3)
+        var child: pid_t = 0
+        let arguments = ["/bin/sleep", "30"]
+        var argv = arguments.map { strdup($0) } + [nil]
+        defer { for argument in argv { free(argument) } }
+        #expect(posix_spawn(&child, "/bin/sleep", &actions, nil, &argv, environ) == 0)
+        defer {
+            kill(child, SIGKILL)
+            var status: Int32 = 0
+            waitpid(child, &status, 0)
+        }
+        reader = nil
+        // The child still has the file open; the lock must be gone all the same.
+        let finisher = try JournalRecovery.open(journal, session: 1, startedAt: nil, exclusive: true)
+        #expect(!finisher.events.isEmpty)
+    }
+    #endif
+
     /// A journal whose recorder is alive is left alone: `finish` refuses, a reader reads the file as it is.
     @Test func aLiveRecordingIsNotFinished() throws {
         let dir = try TemporaryDirectory()

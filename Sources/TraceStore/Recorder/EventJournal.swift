@@ -89,13 +89,13 @@ final class EventJournal: @unchecked Sendable {
         let size = Self.headerSize + bytes
         guard flock(fd, LOCK_EX | LOCK_NB) == 0, ftruncate(fd, off_t(size)) == 0 else {
             let reason = String(cString: strerror(errno))
-            close(fd)
+            JournalRecovery.release(fd)
             unlink(path)
             throw TraceStoreError(.cannotCreate, "\(path): cannot prepare the trace's journal (\(reason))")
         }
         guard let mapped = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), mapped != MAP_FAILED else {
             let reason = String(cString: strerror(errno))
-            close(fd)
+            JournalRecovery.release(fd)
             unlink(path)
             throw TraceStoreError(.cannotCreate, "\(path): cannot map the trace's journal (\(reason))")
         }
@@ -119,7 +119,7 @@ final class EventJournal: @unchecked Sendable {
 
     deinit {
         munmap(base, Self.headerSize + capacity)
-        close(descriptor)
+        JournalRecovery.release(descriptor)
         scratch.deallocate()
         lastNameWords.deallocate()
     }

@@ -31,10 +31,20 @@ package enum JournalRecovery {
             self.descriptor = descriptor
         }
 
-        deinit { close(descriptor) }
+        deinit { JournalRecovery.release(descriptor) }
 
         /// Removes the journal: what it held is in the trace.
         package func remove() { unlink(path) }
+    }
+
+    /// Unlocks and closes a journal's descriptor. The lock belongs to the open file, which a child
+    /// process forked at that moment shares until it execs (`O_CLOEXEC` closes its copy only then):
+    /// closing alone would leave the lock held by that copy, and `finish` would find a journal
+    /// "still being recorded" by a process that never recorded it. Unlocking releases it for
+    /// every copy (`aForkedCopyOfAJournalDoesNotKeepItLocked`).
+    static func release(_ descriptor: Int32) {
+        flock(descriptor, LOCK_UN)
+        close(descriptor)
     }
 
     /// Why a journal was not read.
@@ -59,7 +69,7 @@ package enum JournalRecovery {
         var info = stat()
         guard fstat(fd, &info) == 0, Int(info.st_size) > EventJournal.headerSize,
               let mapped = mmap(nil, Int(info.st_size), PROT_READ, MAP_SHARED, fd, 0), mapped != MAP_FAILED else {
-            close(fd)
+            release(fd)
             throw .foreign
         }
         defer { munmap(mapped, Int(info.st_size)) }
@@ -73,12 +83,12 @@ package enum JournalRecovery {
               capacity > 0, capacity & (capacity - 1) == 0, EventJournal.headerSize + capacity <= Int(info.st_size),
               base.load(fromByteOffset: H.session, as: Int64.self) == session,
               startedLength <= H.startedAtMax else {
-            close(fd)
+            release(fd)
             throw .foreign
         }
         let recordedStart = String(decoding: UnsafeRawBufferPointer(start: base + H.startedAt, count: startedLength), as: UTF8.self)
         if let startedAt, String(decoding: Array(startedAt.utf8.prefix(H.startedAtMax)), as: UTF8.self) != recordedStart {
-            close(fd)
+            release(fd)
             throw .foreign
         }
         let applied = base.load(fromByteOffset: H.applied, as: UInt64.self)
