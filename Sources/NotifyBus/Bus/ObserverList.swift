@@ -5,6 +5,7 @@
 /// compacted once holes outnumber observers. A post snapshots the array by retaining
 /// it; a change while a post holds it copies it first (copy on write). One per message
 /// ever observed on the bus, kept for the bus's life so that observers can point at it.
+@usableFromInline
 final class ObserverList: @unchecked Sendable {
     // @unchecked: `items`, `live` and the observers' `slot` are read and written only
     // under the bus's lock; posts take a copy of `items`.

@@ -69,8 +69,8 @@ struct ObserverTable {
         count -= 1
         observer.list.remove(observer)
         if observer.dispatch == .async { observer.didRemove() }
-        guard let retainer = observer.retainer, let ownerID = observer.ownerID else { return nil }
-        observer.retainer = nil
+        guard observer.capture == .strong, let ownerID = observer.ownerID,
+              let retainer = observer.takeRetainer() else { return nil }
         retainer.count -= 1
         if retainer.count == 0 { retainers[ownerID] = nil }
         return retainer
