@@ -48,7 +48,7 @@ extension Bus {
     ) -> ObservationToken {
         let observer = add(NamedMessage.self, named: name, sender: sender, owner: owner, kind: .token,
                            callSite: CallSite(file: file, line: line), handler: handler)
-        return ObservationToken(box: TokenBox(observer: observer, handle: handle))
+        return ObservationToken(box: TokenBox(observer: observer))
     }
 
     /// Adds an observer of every message, for loggers and inspectors.
@@ -76,7 +76,7 @@ extension Bus {
             return (observer, session.owners.sweepDue)
         }
         if sweepDue { sweepOwners() }
-        return ObservationToken(box: TokenBox(observer: observer, handle: handle))
+        return ObservationToken(box: TokenBox(observer: observer))
     }
 
     /// The messages of one type as an asynchronous sequence.
@@ -206,7 +206,7 @@ extension Bus {
                   make: (UInt64, __owned ObserverList, __owned ObserverTies?) -> Observer) -> ObservationToken {
         let observer = add(type: type, messageType: messageType, named: nil, sender: sender, owner: owner, kind: .token,
                            capture: nil, handlerName: nil, callSite: callSite, makeRetainer: nil, make: make)
-        return ObservationToken(box: TokenBox(observer: observer, handle: handle))
+        return ObservationToken(box: TokenBox(observer: observer))
     }
 
     /// Registers the observer `make` builds from its fields, under the lock, and records it.

@@ -11,10 +11,15 @@ final class ObserverList: @unchecked Sendable {
     // under the bus's lock; posts take a copy of `items`.
     /// The message's name in the trace.
     let name: String
+    /// Its bus's handle: how a token, through its observer, finds the bus.
+    let handle: BusHandle
     @exclusivity(unchecked) var items: [Observer?] = []
     @exclusivity(unchecked) var live = 0
 
-    init(name: String) { self.name = name }
+    init(name: String, handle: BusHandle) {
+        self.name = name
+        self.handle = handle
+    }
 
     func append(_ observer: Observer) {
         observer.slot = items.count
