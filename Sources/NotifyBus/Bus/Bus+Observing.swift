@@ -255,12 +255,13 @@ extension Bus {
                     table.retainers[ownerID] = shared
                     retainer = shared
                 }
-                var ties: ObserverTies?
-                if ownerRef != nil || senderRef != nil || kind != .token || capture != nil {
-                    ties = ObserverTies(owner: ownerRef, ownerID: ownerID, sender: senderRef, kind: kind, capture: capture,
-                                        retainer: retainer)
-                }
-                let observer = make(id, list, ties)
+                let ties: ObserverTies? = ownerRef == nil && senderRef == nil && kind == .token && capture == nil ? nil
+                    : ObserverTies(owner: ownerRef, ownerID: ownerID, sender: senderRef,
+                                   senderID: senderRef.map { ObjectIdentifier($0.object) }, kind: kind, capture: capture,
+                                   retainer: retainer)
+                // Consumed: passing a copy retained the owner again, on the runtime's slow path
+                // for an object that has weak references.
+                let observer = make(id, list, consume ties)
                 table.insert(observer)
                 session.emit(.observerAdded(observer: id, message: list.name, owner: ownerID, sender: senderID,
                                             callSite: callSite, kind: kind, capture: capture, handler: handlerName),

@@ -81,6 +81,7 @@ struct ObserverTies {
     let owner: ObjectRef?
     let ownerID: UInt64?
     let sender: ObjectRef?
+    let senderID: ObjectIdentifier?
     let kind: ObserverKind
     let capture: BlockCapture?
     let retainer: OwnerRetainer?
@@ -129,7 +130,8 @@ class TypedObserver<M: BusMessage>: Observer, @unchecked Sendable {
                      handler: @escaping @Sendable (M) -> Void, action: (@Sendable (AnyObject, M) -> Void)?,
                      elsewhere: __owned Elsewhere?) -> Observer {
         guard let ties else {
-            return TypedObserver<M>(id: id, list: list, tiedBy: nil, handler: handler, action: action, elsewhere: elsewhere)
+            return TypedObserver<M>(id: id, list: list, ownerID: nil, senderID: nil, kind: .token, capture: nil,
+                                    handler: handler, action: action, elsewhere: elsewhere)
         }
         return TiedObserver<M>(id: id, list: list, ties: ties, handler: handler, action: action, elsewhere: elsewhere)
     }
@@ -144,9 +146,11 @@ class TypedObserver<M: BusMessage>: Observer, @unchecked Sendable {
                    capture: nil, dispatch: .postingThread)
     }
 
-    /// An observer with `ties`' ids, kind and capture (the weak references are ``TiedObserver``'s).
-    init(id: UInt64, list: __owned ObserverList, tiedBy ties: ObserverTies?,
-         handler: @escaping @Sendable (M) -> Void, action: (@Sendable (AnyObject, M) -> Void)?,
+    /// An observer with every field but the weak references, which are ``TiedObserver``'s.
+    /// (Trivial values only: handing the ties' strong references on copied them, and an
+    /// owner that has weak references takes the runtime's slow path for each retain.)
+    init(id: UInt64, list: __owned ObserverList, ownerID: UInt64?, senderID: ObjectIdentifier?, kind: ObserverKind,
+         capture: BlockCapture?, handler: @escaping @Sendable (M) -> Void, action: (@Sendable (AnyObject, M) -> Void)?,
          elsewhere: __owned Elsewhere?) {
         let dispatch: HandlerDispatch = switch elsewhere {
         case nil: .postingThread
@@ -156,9 +160,8 @@ class TypedObserver<M: BusMessage>: Observer, @unchecked Sendable {
         self.handler = handler
         self.action = action
         self.elsewhere = elsewhere
-        super.init(id: id, typeKey: ObjectIdentifier(M.self), list: list, ownerID: ties?.ownerID,
-                   senderID: ties?.sender.map { ObjectIdentifier($0.object) }, kind: ties?.kind ?? .token,
-                   capture: ties?.capture, dispatch: dispatch)
+        super.init(id: id, typeKey: ObjectIdentifier(M.self), list: list, ownerID: ownerID, senderID: senderID,
+                   kind: kind, capture: capture, dispatch: dispatch)
     }
 
     /// The handler of a ``HandlerDispatch/mainActor`` observer.
@@ -203,7 +206,8 @@ final class TiedObserver<M: BusMessage>: TypedObserver<M>, @unchecked Sendable {
         ownerObject = ties.owner?.object
         senderObject = ties.sender?.object
         heldRetainer = ties.retainer
-        super.init(id: id, list: list, tiedBy: ties, handler: handler, action: action, elsewhere: elsewhere)
+        super.init(id: id, list: list, ownerID: ties.ownerID, senderID: ties.senderID, kind: ties.kind,
+                   capture: ties.capture, handler: handler, action: action, elsewhere: elsewhere)
     }
 
     override var owner: AnyObject? { ownerObject }
