@@ -11,17 +11,18 @@ import Testing
 
     @Test func slotTableFindsEveryKeyAcrossGrowthAndNoOtherKey() {
         var table = SlotTable()
+        let handle = BusHandle()
         // Class instances give distinct identifiers, as type metadata does; they stay alive.
-        let keys = (0..<1_000).map { _ in ObserverList(name: "key") }
+        let keys = (0..<1_000).map { _ in ObserverList(name: "key", handle: handle) }
         for (index, key) in keys.enumerated() {
             #expect(table[ObjectIdentifier(key)] == nil)
-            table.insert(ObserverList(name: "list \(index)"), for: ObjectIdentifier(key))
+            table.insert(ObserverList(name: "list \(index)", handle: handle), for: ObjectIdentifier(key))
         }
         #expect(table.count == 1_000)
         for (index, key) in keys.enumerated() {
             #expect(table[ObjectIdentifier(key)]?.name == "list \(index)")
         }
-        let stranger = ObserverList(name: "stranger")
+        let stranger = ObserverList(name: "stranger", handle: handle)
         #expect(table[ObjectIdentifier(stranger)] == nil)
         #expect(Set(table.lists.map(\.name)) == Set((0..<1_000).map { "list \($0)" }))
     }

@@ -6,22 +6,21 @@ import Testing
 /// the thread's, on every thread, however often it is asked.
 @Suite struct MainActorCheckTests {
     @Test func eachThreadKeepsItsOwnAnswer() async {
-        final class Answers: @unchecked Sendable {
-            // Written by the threads below before `done` is signalled, read after.
-            var values: [[Bool]] = Array(repeating: [], count: 4)
-        }
-        let answers = Answers()
+        // Behind a lock: four threads writing their own element of one array still modify the
+        // array together (ThreadSanitizer reported it).
+        let answers = Locked<[[Bool]]>(Array(repeating: [], count: 4))
         let done = DispatchGroup()
         for index in 0..<4 {
             done.enter()
             Thread.detachNewThread {
-                answers.values[index] = (0..<3).map { _ in MainActorCheck.isMainThread }
+                let values = (0..<3).map { _ in MainActorCheck.isMainThread }
                     + [Thread.isMainThread, MainActorCheck.isCurrent]
+                answers.withLock { $0[index] = values }
                 done.leave()
             }
         }
         done.wait()
-        for values in answers.values { #expect(values == [false, false, false, false, false]) }
+        for values in answers.withLock({ $0 }) { #expect(values == [false, false, false, false, false]) }
     }
 
     @MainActor @Test func theMainActorIsCurrentOnTheMainActor() {

@@ -107,7 +107,7 @@ extension Bus {
                 withExtendedLifetime(owner) {}
             }
         }
-        return ObservationToken(box: TokenBox(observer: observer, handle: handle))
+        return ObservationToken(box: TokenBox(observer: observer))
     }
 
     /// Delivers to an observer whose handler does not run on the posting thread.
@@ -255,6 +255,6 @@ extension Bus {
     ) -> ObservationToken {
         let observer = add(M.self, named: nil, sender: sender, owner: owner, kind: .token,
                            callSite: callSite, handler: { _ in }, mainActorHandler: handler)
-        return ObservationToken(box: TokenBox(observer: observer, handle: handle))
+        return ObservationToken(box: TokenBox(observer: observer))
     }
 }

@@ -33,7 +33,9 @@ extension Bus {
         // Inlined where `M` is known, so that `TypedObserver<M>`'s metadata is a constant
         // of the caller's rather than a run-time lookup on every add.
         addToken(type: ObjectIdentifier(M.self), messageType: M.self, sender: sender, owner: owner,
-                 callSite: CallSite(file: file, line: line)) { fields in TypedObserver<M>(fields, handler: handler) }
+                 callSite: CallSite(file: file, line: line)) { id, list, ties in
+            TypedObserver<M>.make(id: id, list: list, ties: ties, handler: handler)
+        }
     }
 
     /// Adds a token observer of the named message `name`.
@@ -46,7 +48,7 @@ extension Bus {
     ) -> ObservationToken {
         let observer = add(NamedMessage.self, named: name, sender: sender, owner: owner, kind: .token,
                            callSite: CallSite(file: file, line: line), handler: handler)
-        return ObservationToken(box: TokenBox(observer: observer, handle: handle))
+        return ObservationToken(box: TokenBox(observer: observer))
     }
 
     /// Adds an observer of every message, for loggers and inspectors.
@@ -74,7 +76,7 @@ extension Bus {
             return (observer, session.owners.sweepDue)
         }
         if sweepDue { sweepOwners() }
-        return ObservationToken(box: TokenBox(observer: observer, handle: handle))
+        return ObservationToken(box: TokenBox(observer: observer))
     }
 
     /// The messages of one type as an asynchronous sequence.
@@ -184,20 +186,27 @@ extension Bus {
     ) -> Observer {
         var makeRetainer: (() -> OwnerRetainer)?
         if capture == .strong, let owner { makeRetainer = { TypedOwnerRetainer(owner) } }
+        var elsewhere: TypedObserver<M>.Elsewhere?
+        if let mainActorHandler {
+            elsewhere = .mainActor(mainActorHandler)
+        } else if let mailbox {
+            elsewhere = .async(mailbox)
+        }
         return add(type: ObjectIdentifier(M.self), messageType: M.self, named: name, sender: sender, owner: owner,
                    kind: kind, capture: capture, handlerName: handlerName, callSite: callSite,
-                   makeRetainer: makeRetainer) { fields in
-            TypedObserver<M>(fields, handler: handler, action: action, mainActorHandler: mainActorHandler, mailbox: mailbox)
+                   makeRetainer: makeRetainer) { id, list, ties in
+            TypedObserver<M>.make(id: id, list: list, ties: ties, handler: handler, action: action, elsewhere: elsewhere)
         }
     }
 
     /// The token observer of ``observe(_:sender:owner:file:line:_:)``, for its inlined body.
     @usableFromInline
     func addToken(type: ObjectIdentifier, messageType: any BusMessage.Type, sender: AnyObject?, owner: AnyObject?,
-                  callSite: CallSite, make: (__owned ObserverFields) -> Observer) -> ObservationToken {
+                  callSite: CallSite,
+                  make: (UInt64, __owned ObserverList, __owned ObserverTies?) -> Observer) -> ObservationToken {
         let observer = add(type: type, messageType: messageType, named: nil, sender: sender, owner: owner, kind: .token,
                            capture: nil, handlerName: nil, callSite: callSite, makeRetainer: nil, make: make)
-        return ObservationToken(box: TokenBox(observer: observer, handle: handle))
+        return ObservationToken(box: TokenBox(observer: observer))
     }
 
     /// Registers the observer `make` builds from its fields, under the lock, and records it.
@@ -209,7 +218,7 @@ extension Bus {
     private func add(
         type: ObjectIdentifier, messageType: any BusMessage.Type, named name: String?, sender: AnyObject?,
         owner: AnyObject?, kind: ObserverKind, capture: BlockCapture?, handlerName: String?, callSite: CallSite,
-        makeRetainer: (() -> OwnerRetainer)?, make: (__owned ObserverFields) -> Observer
+        makeRetainer: (() -> OwnerRetainer)?, make: (UInt64, __owned ObserverList, __owned ObserverTies?) -> Observer
     ) -> Observer {
         // Code generic over `BusMessage` passes no name for `NamedMessage` (concrete code gets a warning,
         // `Bus+NamedMessageType.swift`): such an observer would hear nothing.
@@ -218,7 +227,7 @@ extension Bus {
         if let owner { ownerRef = ObjectRef(object: owner) }
         if let sender { senderRef = ObjectRef(object: sender) }
         let output = self.output, session = self.session
-        let local = output == nil && owner == nil && sender == nil
+        let local = output == nil && owner == nil && sender == nil && kind == .token && capture == nil
         let (observer, sweepDue) = state.withLock { table -> (Observer, Bool) in
             let list: ObserverList
             if let name {
@@ -230,8 +239,7 @@ extension Bus {
                 list = table.addList(for: type, name: name)
             }
             if local {
-                let observer = make(ObserverFields(id: table.takeLocalObserverID(), type: type, list: list, owner: nil,
-                                                   ownerID: nil, sender: nil, kind: kind, capture: capture, retainer: nil))
+                let observer = make(table.takeLocalObserverID(), list, nil)
                 table.insert(observer)
                 return (observer, false)
             }
@@ -247,8 +255,13 @@ extension Bus {
                     table.retainers[ownerID] = shared
                     retainer = shared
                 }
-                let observer = make(ObserverFields(id: id, type: type, list: list, owner: ownerRef, ownerID: ownerID,
-                                                   sender: senderRef, kind: kind, capture: capture, retainer: retainer))
+                let ties: ObserverTies? = ownerRef == nil && senderRef == nil && kind == .token && capture == nil ? nil
+                    : ObserverTies(owner: ownerRef, ownerID: ownerID, sender: senderRef,
+                                   senderID: senderRef.map { ObjectIdentifier($0.object) }, kind: kind, capture: capture,
+                                   retainer: retainer)
+                // Consumed: passing a copy retained the owner again, on the runtime's slow path
+                // for an object that has weak references.
+                let observer = make(id, list, consume ties)
                 table.insert(observer)
                 session.emit(.observerAdded(observer: id, message: list.name, owner: ownerID, sender: senderID,
                                             callSite: callSite, kind: kind, capture: capture, handler: handlerName),

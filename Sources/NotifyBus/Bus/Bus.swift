@@ -30,7 +30,7 @@ import Synchronization
 /// ```
 public final class Bus: Sendable {
     /// The observers, behind the bus's lock.
-    let state = Locked(ObserverTable())
+    let state: Locked<ObserverTable>
     /// The authority over ids, owners, message names and `seq`: the sink's session, or a
     /// private one for a bus that does not record.
     public let session: RecordingSession
@@ -40,14 +40,18 @@ public final class Bus: Sendable {
     let mainActorQueue = MainActorQueue()
     /// What a post does with a selector observer whose target was deallocated.
     public let selectorSemantics: SelectorSemantics
-    /// What this bus's tokens hold: its identity, and a weak way back to it.
-    let handle = BusHandle()
+    /// Its identity for its tokens, and a weak way back to it; tokens reach it through
+    /// their observer's list.
+    let handle: BusHandle
 
     /// A bus that records nothing.
     public init(selectorSemantics: SelectorSemantics = .modern) {
         session = RecordingSession()
         output = nil
         self.selectorSemantics = selectorSemantics
+        let handle = BusHandle()
+        self.handle = handle
+        state = Locked(ObserverTable(handle: handle))
         handle.bus = self
     }
 
@@ -63,6 +67,9 @@ public final class Bus: Sendable {
         session = sink.recordingSession
         output = TraceOutput(sink: sink, clock: clock)
         self.selectorSemantics = selectorSemantics
+        let handle = BusHandle()
+        self.handle = handle
+        state = Locked(ObserverTable(handle: handle))
         handle.bus = self
     }
 

@@ -30,16 +30,17 @@ public struct ObservationToken: Hashable, Sendable {
 /// ``ObservationToken`` holding it goes away.
 final class TokenBox: Sendable {
     let observer: Observer
-    /// Its bus's handle, shared by all of the bus's tokens: compared by identity, a
+
+    init(observer: __owned Observer) {
+        self.observer = observer
+    }
+
+    /// Its bus's handle, shared by all of the bus's tokens, reached through the observer's
+    /// list (one reference less to retain and release per token): compared by identity, a
     /// pointer compare where a weak reference to the bus would cost a load (and its
     /// creation and destruction one atomic operation each), and the way to the bus
     /// when the token goes.
-    let handle: BusHandle
-
-    init(observer: Observer, handle: BusHandle) {
-        self.observer = observer
-        self.handle = handle
-    }
+    var handle: BusHandle { observer.list.handle }
 
     deinit {
         // Removed already (by the token, or its owner gone): the removal is recorded,

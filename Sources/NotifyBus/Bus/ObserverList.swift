@@ -5,15 +5,21 @@
 /// compacted once holes outnumber observers. A post snapshots the array by retaining
 /// it; a change while a post holds it copies it first (copy on write). One per message
 /// ever observed on the bus, kept for the bus's life so that observers can point at it.
+@usableFromInline
 final class ObserverList: @unchecked Sendable {
     // @unchecked: `items`, `live` and the observers' `slot` are read and written only
     // under the bus's lock; posts take a copy of `items`.
     /// The message's name in the trace.
     let name: String
+    /// Its bus's handle: how a token, through its observer, finds the bus.
+    let handle: BusHandle
     @exclusivity(unchecked) var items: [Observer?] = []
     @exclusivity(unchecked) var live = 0
 
-    init(name: String) { self.name = name }
+    init(name: String, handle: BusHandle) {
+        self.name = name
+        self.handle = handle
+    }
 
     func append(_ observer: Observer) {
         observer.slot = items.count

@@ -12,13 +12,20 @@ struct ObserverTable {
     var byType = SlotTable()
     /// The lists of named messages, by name.
     var byName: [String: ObserverList] = [:]
-    let wildcards = ObserverList(name: "*")
+    let wildcards: ObserverList
+    /// The bus's handle, which its lists hold.
+    let handle: BusHandle
     /// The number of registered observers.
     private(set) var count = 0
     /// The owners kept alive by `strong` block observers.
     var retainers: [UInt64: OwnerRetainer] = [:]
     /// The owners found kept alive only by a block, already recorded.
     var reportedRetained: Set<UInt64> = []
+
+    init(handle: BusHandle) {
+        self.handle = handle
+        wildcards = ObserverList(name: "*", handle: handle)
+    }
 
     mutating func takeLocalObserverID() -> UInt64 {
         defer { nextLocalObserverID += 1 }
@@ -31,7 +38,7 @@ struct ObserverTable {
 
     /// Adds the list of the message type `key`, named `name`.
     mutating func addList(for key: ObjectIdentifier, name: String) -> ObserverList {
-        let list = ObserverList(name: name)
+        let list = ObserverList(name: name, handle: handle)
         byType.insert(list, for: key)
         return list
     }
@@ -39,7 +46,7 @@ struct ObserverTable {
     /// The list of the named message `name`, made on first use.
     mutating func list(named name: String) -> ObserverList {
         if let list = byName[name] { return list }
-        let list = ObserverList(name: name)
+        let list = ObserverList(name: name, handle: handle)
         byName[name] = list
         return list
     }
@@ -69,8 +76,8 @@ struct ObserverTable {
         count -= 1
         observer.list.remove(observer)
         if observer.dispatch == .async { observer.didRemove() }
-        guard let retainer = observer.retainer, let ownerID = observer.ownerID else { return nil }
-        observer.retainer = nil
+        guard observer.capture == .strong, let ownerID = observer.ownerID,
+              let retainer = observer.takeRetainer() else { return nil }
         retainer.count -= 1
         if retainer.count == 0 { retainers[ownerID] = nil }
         return retainer
