@@ -182,7 +182,8 @@ struct BodyWalker {
             if Self.isSelf(first) {
                 if labels.count >= 2, labels[1] == "name", let nameArgument = call.arguments.dropFirst().first?.expression {
                     for name in names(nameArgument, at: Syntax(call)) {
-                        actions.append(.remove(RemovalFact(target: .name(name), location: here, conditions: conditions, throughCenter: true)))
+                        actions.append(.remove(RemovalFact(target: .name(name), location: here, conditions: conditions,
+                                                           throughCenter: true)))
                     }
                     return
                 } else {
@@ -208,7 +209,8 @@ struct BodyWalker {
             guard let base = call.calledExpression.as(MemberAccessExprSyntax.self)?.base, let collection = Self.propertyName(base),
                   let argument = call.arguments.first?.expression,
                   argument.trimmedText.contains("removeObserver") && !argument.is(ClosureExprSyntax.self) else { return }
-            actions.append(.remove(RemovalFact(target: .collection(collection), location: here, conditions: conditions, throughCenter: true)))
+            actions.append(.remove(RemovalFact(target: .collection(collection), location: here, conditions: conditions,
+                                               throughCenter: true)))
         case "removeAll" where labels.isEmpty || labels == ["keepingCapacity"]:
             guard let base = call.calledExpression.as(MemberAccessExprSyntax.self)?.base, let collection = Self.propertyName(base)
             else { return }

@@ -269,8 +269,8 @@ struct ObserverModel {
                 expansion.reached.append(Reached(fact: .remove(fact), via: names()))
             case .call(let name, let labels, let location, let conditions):
                 if let (callee, decl) = calls.find(name, labels: labels) {
-                    expand(callee, holder: decl, chain: chain, conformed: conformed, calls: calls, via: here, into: &expansion, depth: depth + 1,
-                           conditions: inherited + conditions)
+                    expand(callee, holder: decl, chain: chain, conformed: conformed, calls: calls, via: here,
+                           into: &expansion, depth: depth + 1, conditions: inherited + conditions)
                 } else if Self.soundsLikeObserving(name) {
                     expansion.unresolvedCalls.append((name, location))
                 }
@@ -279,8 +279,8 @@ struct ObserverModel {
                 else { continue }
                 let order = lookupOrder(chain, from: index + 1, protocols: [])
                 if let (callee, decl) = find(name, labels: nil, in: order) {
-                    expand(callee, holder: decl, chain: chain, conformed: conformed, calls: calls, via: here, into: &expansion, depth: depth + 1,
-                           conditions: inherited)
+                    expand(callee, holder: decl, chain: chain, conformed: conformed, calls: calls, via: here,
+                           into: &expansion, depth: depth + 1, conditions: inherited)
                 }
             }
         }
@@ -394,7 +394,8 @@ struct ObserverModel {
                 // that registers most (a class is made by one of them), then awakeFromNib.
                 for decl in chain.reversed() {
                     for method in decl.methods where method.name == Self.propertyInitializers {
-                        expand(method, holder: decl, chain: chain, conformed: conformed, calls: calls, via: [], into: &expansion, depth: 0)
+                        expand(method, holder: decl, chain: chain, conformed: conformed, calls: calls, via: [],
+                               into: &expansion, depth: 0)
                     }
                 }
                 // `awakeFromNib` runs after `init(coder:)` only (an object from a nib or storyboard), never
@@ -402,7 +403,8 @@ struct ObserverModel {
                 var awake: Expansion?
                 if let (method, decl) = find("awakeFromNib", labels: nil, in: decls) {
                     var expanded = Expansion()
-                    expand(method, holder: decl, chain: chain, conformed: conformed, calls: calls, via: [], into: &expanded, depth: 0)
+                    expand(method, holder: decl, chain: chain, conformed: conformed, calls: calls, via: [],
+                           into: &expanded, depth: 0)
                     awake = expanded
                 }
                 func joined(_ a: Expansion, _ b: Expansion?) -> Expansion {
@@ -418,7 +420,8 @@ struct ObserverModel {
                 for decl in decls where decl.kind != .protocol {
                     for method in decl.methods where method.name == "init" {
                         var candidate = Expansion()
-                        expand(method, holder: decl, chain: chain, conformed: conformed, calls: calls, via: [], into: &candidate, depth: 0)
+                        expand(method, holder: decl, chain: chain, conformed: conformed, calls: calls, via: [],
+                               into: &candidate, depth: 0)
                         if method.labels == ["coder"] {
                             declaresCoder = true
                             candidate = joined(candidate, awake)
@@ -438,13 +441,15 @@ struct ObserverModel {
                 // Every class's deinit runs, most derived first.
                 for decl in chain {
                     for method in decl.methods where method.name == "deinit" {
-                        expand(method, holder: decl, chain: chain, conformed: conformed, calls: calls, via: [], into: &expansion, depth: 0)
+                        expand(method, holder: decl, chain: chain, conformed: conformed, calls: calls, via: [],
+                               into: &expansion, depth: 0)
                     }
                 }
             } else {
                 for methodName in methods {
                     guard let (method, decl) = find(methodName, labels: nil, in: decls) else { continue }
-                    expand(method, holder: decl, chain: chain, conformed: conformed, calls: calls, via: [], into: &expansion, depth: 0)
+                    expand(method, holder: decl, chain: chain, conformed: conformed, calls: calls, via: [],
+                           into: &expansion, depth: 0)
                 }
             }
             if role == .view && moment == "enterWindow" {
@@ -480,7 +485,8 @@ struct ObserverModel {
                       let moment = activityMoment(fact.name), handled.insert(method).inserted,
                       let (handler, decl) = find(method, labels: nil, in: decls) else { continue }
                 var expansion = Expansion()
-                expand(handler, holder: decl, chain: chain, conformed: conformed, calls: calls, via: [], into: &expansion, depth: 0)
+                expand(handler, holder: decl, chain: chain, conformed: conformed, calls: calls, via: [],
+                       into: &expansion, depth: 0)
                 guard !expansion.reached.isEmpty else { continue }
                 let removed = disappear.contains { removal in
                     guard case .remove(let removalFact) = removal.fact else { return false }

@@ -301,7 +301,8 @@ public enum ObserverScan {
     static func readWhole(_ outline: Outline) -> Parsed {
         if let tree = outline.tree { return collect(outline, tree: tree, whole: true) }
         guard let file = outline.file, let data = FileManager.default.contents(atPath: file) else {
-            return Parsed(facts: nil, lines: outline.lineCount, warning: ScanWarning(path: outline.path, text: "cannot be read again: skipped"))
+            return Parsed(facts: nil, lines: outline.lineCount,
+                          warning: ScanWarning(path: outline.path, text: "cannot be read again: skipped"))
         }
         return parse(data, path: outline.path, wholly: true, keepsTree: false)
     }

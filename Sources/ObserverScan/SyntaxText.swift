@@ -54,7 +54,8 @@ enum WhiteSpace { case whitespaces }
 extension Character {
     /// A space or tab: Unicode's `Zs` and U+0009, what `CharacterSet.whitespaces` holds.
     var isHorizontalWhiteSpace: Bool {
-        unicodeScalars.count == 1 && (unicodeScalars.first!.value == 0x09 || unicodeScalars.first!.properties.generalCategory == .spaceSeparator)
+        guard unicodeScalars.count == 1, let scalar = unicodeScalars.first else { return false }
+        return scalar.value == 0x09 || scalar.properties.generalCategory == .spaceSeparator
     }
 }
 
