@@ -7,12 +7,17 @@ public import TraceFleet
 extension FleetStore {
     /// What a push did: sessions written, and sessions whose UUID was already there.
     public struct PushOutcome: Sendable, Hashable {
+        /// Sessions written now.
         public var added: Int
+        /// Sessions the store already held.
         public var present: Int
+        /// Sessions given more than once in this push (a trace copied, or named twice): pushed once.
+        public var repeated: Int
 
-        public init(added: Int, present: Int) {
+        public init(added: Int, present: Int, repeated: Int = 0) {
             self.added = added
             self.present = present
+            self.repeated = repeated
         }
     }
 
@@ -44,7 +49,7 @@ extension FleetStore {
         // One row per UUID: a trace given twice, or one copied, is pushed once.
         var seen = Set<UUID>()
         let unique = sessions.filter { seen.insert($0.uuid).inserted }
-        tally.counts.withLock { $0.present = sessions.count - unique.count }
+        tally.counts.withLock { $0.repeated = sessions.count - unique.count }
         let batches = stride(from: 0, to: unique.count, by: max(1, batchSize)).map { start in
             Array(unique[start..<min(unique.count, start + max(1, batchSize))])
         }
@@ -107,7 +112,8 @@ extension FleetStore {
     /// Writes one batch in one transaction: the sessions whose UUID is new, then the fingerprints and
     /// findings of those only. Returns how many sessions were new.
     func pushBatch(_ batch: [FleetSession], beforeCommit: (@Sendable () async -> Void)?) async throws(FleetError) -> Int {
-        let first = batch.first.map { "session \($0.uuid.uuidString.lowercased()) (\($0.trace))" } ?? "nothing"
+        // Never empty: batches are cut from the sessions to push.
+        let first = batch.first.map { "session \($0.uuid.uuidString.lowercased()) (\($0.trace))" } ?? ""
         let doing = batch.count == 1 ? "pushing \(first) to" : "pushing \(batch.count) sessions from \(first) to"
         let rows = SessionRows(batch)
         return try await run(doing) { connection, logger in
@@ -214,7 +220,9 @@ private struct FindingRows: Sendable {
                 fingerprint.append(finding.fingerprint)
                 count.append(Int64(finding.count))
                 deliveries.append(Int64(finding.deliveries))
-                evidence.append(finding.evidence.map(String.init).joined(separator: ","))
+                // Event numbers are `seq`s, far below `Int64.max`; one that is not (a hostile trace) is
+                // clamped rather than failing the whole batch on the server's cast.
+                evidence.append(finding.evidence.map { String(Int64(clamping: $0)) }.joined(separator: ","))
                 if kinds[finding.fingerprint] == nil { kinds[finding.fingerprint] = finding }
             }
         }

@@ -47,7 +47,8 @@ struct Push: AsyncParsableCommand {
     var timings = false
 
     func validate() throws {
-        if connections < 1 { throw ValidationError("--connections must be 1 or more") }
+        // Each connection is a server backend: past a few, they wait on one another and on 2 cores.
+        if connections < 1 || connections > 32 { throw ValidationError("--connections must be from 1 to 32") }
         if batchSize < 1 { throw ValidationError("--batch-size must be 1 or more") }
     }
 
@@ -63,14 +64,14 @@ struct Push: AsyncParsableCommand {
             let (collected, outcome, connect, analysis, upload) = try await FleetStore.withConnection(to: address) { store throws(FleetError) in
                 // Connected and migrated before the analysis: a server that is down fails the push at once.
                 try await store.migrate()
-                let analysed = clock.now
+                let analysisStart = clock.now
                 let collected = FleetCollector.collect(files: files, workers: workers)
                 for warning in collected.warnings {
                     FileHandle.standardError.write(Data("tracectl: warning: \(warning)\n".utf8))
                 }
-                let uploaded = clock.now
+                let uploadStart = clock.now
                 let outcome = try await store.push(collected.sessions, batchSize: batchSize, connections: connections)
-                return (collected, outcome, analysed - started, uploaded - analysed, clock.now - uploaded)
+                return (collected, outcome, analysisStart - started, uploadStart - analysisStart, clock.now - uploadStart)
             }
             if timings {
                 func seconds(_ duration: Duration) -> String {
@@ -79,9 +80,11 @@ struct Push: AsyncParsableCommand {
                 let line = "tracectl: timings: connect and migrate \(seconds(connect)), analysis \(seconds(analysis)), upload \(seconds(upload)) (\(collected.sessions.count) sessions)\n"
                 FileHandle.standardError.write(Data(line.utf8))
             }
-            let (added, present) = (outcome.added, outcome.present)
+            let (added, present, repeated) = (outcome.added, outcome.present, outcome.repeated)
+            let asides = (present > 0 ? ["\(present) already there"] : [])
+                + (repeated > 0 ? ["\(repeated) given more than once"] : [])
             print("pushed \(added) session\(added == 1 ? "" : "s") from \(collected.traces) trace\(collected.traces == 1 ? "" : "s") "
-                  + "to \(address.description)" + (present > 0 ? " (\(present) already there)" : ""))
+                  + "to \(address.description)" + (asides.isEmpty ? "" : " (" + asides.joined(separator: ", ") + ")"))
             unreadable = !collected.warnings.isEmpty
         } catch {
             fail(error)
