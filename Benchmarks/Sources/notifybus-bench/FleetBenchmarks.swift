@@ -167,7 +167,9 @@ enum FleetBenchmarks {
         let timings = work + "/push-timings.txt"
         let push = try run(companion, ["push", smallDirectory, "--to", pushed, "--timings"], errors: timings)
         guard push.status == 0 else { throw BenchError("tracectl-fleet push exited \(push.status)") }
-        let line = (try? String(contentsOfFile: timings, encoding: .utf8)) ?? ""
+        // Only the timings line: a warning on standard error may hold the same words.
+        let line = ((try? String(contentsOfFile: timings, encoding: .utf8)) ?? "")
+            .split(separator: "\n").last { $0.hasPrefix("tracectl: timings:") }.map(String.init) ?? ""
         func seconds(after label: String) throws -> Double {
             guard let range = line.range(of: label + " "),
                   let value = Double(line[range.upperBound...].prefix { $0 == "." || $0.isNumber }) else {
