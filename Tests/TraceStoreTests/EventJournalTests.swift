@@ -52,6 +52,23 @@ private struct NameTooLong: BusMessage { static let name = String(repeating: "é
         return try Data(contentsOf: URL(fileURLWithPath: journal.path))
     }
 
+    /// An action tried on more responders than a journal record can hold keeps the first ones in the
+    /// journal and every one in the trace: before, the record never fitted in the ring and the poster
+    /// waited for room for ever, holding the session's lock.
+    @Test(.timeLimit(.minutes(1)))
+    func anActionTriedOnMoreRespondersThanTheRingHoldsIsRecorded() throws {
+        let dir = try TemporaryDirectory()
+        let path = dir.file("responders.trace")
+        // A small queue, so the smallest ring (256 KiB): 100 000 ids are 800 KB.
+        let recorder = try TraceRecorder(path: path, session: SessionInfo(name: "responders"), bufferCapacity: 16)
+        let tried = Array(UInt64(1)...100_000)
+        recorder.record(TraceEvent(seq: 1, time: 1, kind: .actionRouted(action: "tap", sender: 1, tried: tried, handler: nil)))
+        try recorder.close()
+        let events = try TraceReader(path: path).events(session: recorder.sessionID)
+        let routed = try #require(events.first { $0.kind == .actionRouted })
+        #expect(routed.triedResponders == tried)
+    }
+
     @Test func directWritersWriteWhatTheGeneralEncoderWrites() throws {
         let dir = try TemporaryDirectory()
         let events = Self.events()

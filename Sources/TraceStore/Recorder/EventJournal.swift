@@ -17,7 +17,7 @@ import Synchronization
 /// take a shared one knows the recording is alive and leaves the journal alone.
 final class EventJournal: @unchecked Sendable {
     // @unchecked: the ring, `position`, `scratch` and the name cache are used only by the
-    // poster holding the event queue's producer lock; `applied` is atomic; the header's
+    // poster holding the session's lock; `applied` is atomic; the header's
     // `applied` word is written by the writer thread only.
 
     /// The journal of `session` of the trace at `trace`.
@@ -71,6 +71,10 @@ final class EventJournal: @unchecked Sendable {
     /// The largest string a record keeps: longer ones are cut (and say so) so that one record
     /// never needs more than an eighth of the ring.
     var longestString: Int { max(64, capacity / 8 / 4) }
+    /// The most responder ids an `actionRouted` record keeps (an eighth of the ring), the rest cut
+    /// as strings are: a record must fit in the ring, or the poster would wait for room for ever
+    /// while holding the session's lock.
+    var mostTried: Int { max(8, capacity / 8 / 8) }
 
     /// Creates the journal of `session`, sized for `events` in flight, and locks it.
     ///
@@ -140,7 +144,7 @@ final class EventJournal: @unchecked Sendable {
 
     /// Writes `event`'s record into the ring and returns the position after it; `nil` when the
     /// ring stays full and `accepting` turns false (the writer stopped: the event goes nowhere).
-    /// Called with the event queue's producer lock held.
+    /// Called with the session's lock held.
     @inline(__always)
     func append(_ event: TraceEvent, accepting: borrowing Atomic<Bool>) -> UInt64? {
         let length = encode(event)
@@ -410,9 +414,10 @@ final class EventJournal: @unchecked Sendable {
             record.tag(.actionRouted)
             record.word(sender)
             record.optional(handler)
-            record.word(UInt64(tried.count))
-            record.reserve(8 * tried.count)
-            for id in tried { record.word(id) }
+            let kept = tried.prefix(mostTried)
+            record.word(UInt64(kept.count))
+            record.reserve(8 * kept.count)
+            for id in kept { record.word(id) }
             record.string(action)
         case .bridgeRejected(let name, let reason):
             record.tag(.bridgeRejected)
