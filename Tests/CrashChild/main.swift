@@ -96,9 +96,14 @@ if CommandLine.arguments.count == 4 && CommandLine.arguments[1] == "--two-thread
     }
     let secondToken = second.observe(KeyboardDidShow.self) { _ in }
     let frame = Rect(x: 0, y: 508, width: 390, height: 336)
+    // The first thread starts once the other has posted: both record when the kill comes.
+    let started = DispatchSemaphore(value: 0)
     Thread.detachNewThread {
+        second.post(KeyboardDidShow(beginFrame: .zero, endFrame: frame, curve: .keyboard, duration: 0.25))
+        started.signal()
         while true { second.post(KeyboardDidShow(beginFrame: .zero, endFrame: frame, curve: .keyboard, duration: 0.25)) }
     }
+    started.wait()
     while true { first.post(KeyboardWillShow(beginFrame: .zero, endFrame: frame, curve: .keyboard, duration: 0.25)) }
     withExtendedLifetime((firstToken, secondToken)) {}
 }

@@ -223,6 +223,7 @@ struct CrashSoakTests {
             let secondPosts = events.filter { $0.kind == .posted && $0.message == KeyboardDidShow.name }.compactMap(\.post)
             // KeyboardDidShow is a main-actor message: posted off the main actor, each is enqueued for it.
             let enqueued = Set(events.filter { $0.kind == .enqueued }.compactMap(\.post))
+            #expect(!secondPosts.isEmpty, "the other thread posted before the kill, \(note)")
             #expect(secondPosts.dropLast().allSatisfy(enqueued.contains), "the other thread's posts enqueued, \(note)")
             // Each delivery follows its post.
             var postedAt: [UInt64: UInt64] = [:]

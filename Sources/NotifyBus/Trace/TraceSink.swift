@@ -7,7 +7,10 @@
 ///   many buses and threads record.
 /// - ``record(_:)`` is called once per event, in `seq` order, never concurrently with
 ///   itself (the session's lock is held), on the thread that caused the event. It must
-///   not block for long and must not call back into a bus or the session.
+///   not block for long and must not call back into a bus or the session. A sink that
+///   forwards to a `TraceRecorder` (a tee) must therefore not share the recorder's session:
+///   the recorder's `record(_:)` takes that session's lock, which is already held, and the
+///   mutex is not reentrant.
 public protocol TraceSink: Sendable {
     /// The session that numbers this sink's events; the same object on every call.
     var recordingSession: RecordingSession { get }

@@ -133,7 +133,9 @@ public final class TraceRecorder: TraceSink, DirectTraceSink, Sendable {
     /// The session ends at ``close()``: events recorded after it (an app model
     /// tearing down, say) are not part of the session and are ignored. Buses do not
     /// call it: they hand their events over field by field under the session's lock,
-    /// which this call takes for itself.
+    /// which this call takes for itself. So it must not be called with that lock held:
+    /// not from a sink's `record(_:)` whose `recordingSession` is this recorder's (a tee
+    /// sharing the session), which would wait on itself.
     public func record(_ event: TraceEvent) {
         queue.append(event)
     }
