@@ -10,8 +10,9 @@ private struct NameLength4: BusMessage { static let name = "abcd" }
 private struct NameLength12: BusMessage { static let name = "abcdefghijkl" }
 private struct NameLength13: BusMessage { static let name = "abcdefghijklm" }
 private struct NameEmpty: BusMessage { static let name = "" }
-/// Longer than the journal keeps, in two-byte characters: cut at a character boundary.
-private struct NameTooLong: BusMessage { static let name = String(repeating: "é", count: 5_000) + "x" }
+/// Longer than the journal keeps, in two-byte characters after one ASCII letter, so that the cut (at
+/// an even byte count) falls inside a character and has to step back to its start.
+private struct NameTooLong: BusMessage { static let name = "a" + String(repeating: "é", count: 5_000) + "x" }
 
 /// The journal's direct writers (`appendDelivery`, `appendPost`) against its general encoder: the same
 /// records, byte for byte, so that recovery reads what the posting thread wrote the fast way.
