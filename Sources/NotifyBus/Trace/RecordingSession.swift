@@ -68,7 +68,7 @@ final class TraceOutput: Sendable {
             self.direct = direct
             isDirect = true
         } else {
-            direct = NoDirectSink()
+            direct = NoDirectSink.shared
             isDirect = false
         }
         self.clock = clock
@@ -85,6 +85,8 @@ final class TraceOutput: Sendable {
 
 /// ``TraceOutput/direct`` of a sink that takes whole events.
 private final class NoDirectSink: DirectTraceSink {
+    /// One for every bus: it is never called, and its session is never used.
+    static let shared = NoDirectSink()
     let recordingSession = RecordingSession()
     func record(_ event: TraceEvent) {}
     func recordDelivery(_ kind: DeliveryEventKind, seq: UInt64, time: UInt64, post: UInt64, observer: UInt64,
