@@ -26,21 +26,18 @@ enum JourneyRunner {
     static func run(_ models: [ObserverModel.TypeModel], constants: [String: String?], folder: String?,
                     semantics: SelectorSemantics) -> [Outcome] {
         let subject = folder == nil ? ScenarioBuilder.sharedSubject : nil
-        @Sendable func builder(_ index: Int) -> ScenarioBuilder {
-            ScenarioBuilder(model: models[index], constants: constants, subject: subject)
-        }
-        // What each class would record; a singleton (`static let shared`) lives as long as the process:
-        // its observers are meant to.
-        let identities: [String?] = Parallel.map(models.count) { index in
-            let builder = builder(index)
-            guard !builder.isEmpty, !models[index].isSingleton else { return nil }
-            return subject == nil ? "\(index)" : builder.identity
+        // Each class's builder, made once; with what it would record. A singleton (`static let shared`)
+        // lives as long as the process: its observers are meant to.
+        let built: [Built] = Parallel.map(models.count) { index in
+            let builder = ScenarioBuilder(model: models[index], constants: constants, subject: subject)
+            guard !builder.isEmpty, !models[index].isSingleton else { return Built(builder, identity: nil) }
+            return Built(builder, identity: subject == nil ? "\(index)" : builder.identity)
         }
         var jobs: [Int] = []
         var jobOfIdentity: [String: Int] = [:]
         var jobOf: [Int: Int] = [:]
-        for (index, identity) in identities.enumerated() {
-            guard let identity else { continue }
+        for (index, entry) in built.enumerated() {
+            guard let identity = entry.identity else { continue }
             if let job = jobOfIdentity[identity] {
                 jobOf[index] = job
             } else {
@@ -50,10 +47,10 @@ enum JourneyRunner {
             }
         }
         let recorded = Parallel.map(jobs.count) { [jobs] job in
-            record(builder(jobs[job]), folder: folder, semantics: semantics)
+            record(built[jobs[job]].builder, folder: folder, semantics: semantics)
         }
         return Parallel.map(models.count) { [jobOf] index in
-            let builder = builder(index)
+            let builder = built[index].builder
             var outcome = Outcome()
             outcome.notes = models[index].notes + builder.notes
             guard let job = jobOf[index] else { return outcome }
@@ -65,6 +62,18 @@ enum JourneyRunner {
                 outcome.findings = findings(journeys, builder: builder)
             }
             return outcome
+        }
+    }
+
+    /// A class's builder and the identity of what it records (nil: nothing to record).
+    struct Built: @unchecked Sendable {
+        // @unchecked: the builder holds its scenario parts as `Any` (strings, numbers, arrays and
+        // dictionaries of them: values); it is not changed after it is made, only read.
+        let builder: ScenarioBuilder
+        let identity: String?
+        init(_ builder: ScenarioBuilder, identity: String?) {
+            self.builder = builder
+            self.identity = identity
         }
     }
 
@@ -189,4 +198,34 @@ func stableHash(_ text: String) -> String {
         hash = hash &* 0x0100_0193
     }
     return String(hash, radix: 16)
+}
+
+/// For tests: every pair of classes under `paths` whose builders' identities and whole scenarios
+/// (every journey's, as text) disagree: one identity for two different scenarios would record one
+/// class's journeys for another. Empty when the identity is exactly what the scenarios are made of.
+package func scenarioIdentityDisagreements(paths: [String]) throws(ScanError) -> [String] {
+    let files = try SourceFiles(paths: paths)
+    let parsed = files.swift.compactMap { path in
+        FileManager.default.contents(atPath: path).flatMap { ObserverScan.parse($0, path: path, wholly: true).facts }
+    }
+    let model = ObserverModel(files: parsed)
+    let builders = model.models().map {
+        ScenarioBuilder(model: $0, constants: model.nameConstants, subject: ScenarioBuilder.sharedSubject)
+    }
+    func scenarios(_ builder: ScenarioBuilder) -> String {
+        var text = ""
+        for journey in builder.journeys {
+            text += journey.name
+            ScenarioBuilder.append(builder.scenario(journey), to: &text)
+        }
+        return text
+    }
+    let texts = builders.map(scenarios)
+    var disagreements: [String] = []
+    for i in builders.indices {
+        for j in builders.indices where j > i && (builders[i].identity == builders[j].identity) != (texts[i] == texts[j]) {
+            disagreements.append("\(builders[i].model.name) and \(builders[j].model.name)")
+        }
+    }
+    return disagreements
 }

@@ -55,13 +55,15 @@ struct ScenarioBuilder {
     /// The class as the sessions' names give it.
     private let sessionName: String
 
-    /// Every journey's scenario as text: two builders with one identity record the same events.
+    /// What every journey's scenario is made of, as text: two builders with one identity record the
+    /// same events. A scenario (``scenario(_:)``) and its journeys' steps (``journeys``) are functions
+    /// of these fields alone; `identityIsWhatTheScenariosAreMadeOf` holds the two together.
     var identity: String {
-        var text = ""
-        for journey in journeys {
-            text += journey.name
-            Self.append(scenario(journey), to: &text)
-        }
+        var text = "\(model.role) \(model.isContainer) \(model.isSingleton) "
+        Self.append([subject, sessionName], to: &text)
+        Self.append(messages.sorted(), to: &text)
+        Self.append(observers, to: &text)
+        Self.append(removals, to: &text)
         return text
     }
 

@@ -172,6 +172,15 @@ import TraceStore
         }
     }
 
+    /// Classes that observe alike are recorded once, found alike by their builders' identity: it must
+    /// be the same exactly when their scenarios are, on every fixture and on classes linked across files.
+    @Test func identityIsWhatTheScenariosAreMadeOf() throws {
+        #expect(try scenarioIdentityDisagreements(paths: [fixtures]) == [])
+        let directory = try TemporaryDirectory()
+        try write(Self.linkedFiles, in: directory)
+        #expect(try scenarioIdentityDisagreements(paths: [directory.path]) == [])
+    }
+
     @Test func everyFixtureReadsTheSameInOutline() throws {
         let (outlines, budgetless, whole) = try reports(fixtures, root: fixtures)
         #expect(outlines == whole)
