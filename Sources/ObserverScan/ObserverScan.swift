@@ -31,7 +31,8 @@ public enum ObserverScan {
             ?? DeploymentTarget.find(in: options.paths.map(SourceFiles.absolute).filter(isDirectory) + [root])
         let semantics = target?.selectorSemantics ?? .modern
 
-        var parsed = parse(files.swift, root: root, outlines: options.readsOutlines, treeBudget: options.outlineTreeBudget)
+        var parsed = parse(files.swift, sizes: files.sizes, root: root, outlines: options.readsOutlines,
+                           treeBudget: options.outlineTreeBudget)
         var model = ObserverModel(files: parsed.compactMap(\.facts))
         // A file with no observer code was read in outline; one that declares part of a class the
         // journeys run (a superclass, an extension, a protocol it conforms to) is read again, whole.
@@ -232,12 +233,21 @@ public enum ObserverScan {
     }
 
     /// Reads and parses every file on both cores; a file that cannot be read or parsed is a warning.
-    static func parse(_ paths: [String], root: String, outlines: Bool, treeBudget: Int) -> [Parsed] {
+    ///
+    /// Files that hold an observer word are parsed first, whole. What their types are and inherit then
+    /// tells which outlines may be read whole later (``mayBeReadWhole(_:near:)``): only those keep their
+    /// trees. The others' trees are freed at once, and their memory serves the next file's parse.
+    static func parse(_ paths: [String], sizes: [Int], root: String, outlines: Bool, treeBudget: Int) -> [Parsed] {
+        let sources: [Data?] = Parallel.map(paths.count) { FileManager.default.contents(atPath: paths[$0]) }
+        let wholly: [Bool] = sources.map { data in
+            guard outlines, let data, data.count <= maximumFileSize else { return true }
+            return data.withUnsafeBytes { containsAny($0, of: observerWords) }
+        }
         let kept = Atomic<Int>(0)
-        return Parallel.map(paths.count) { index in
+        @Sendable func read(_ index: Int, keepsOutline: (FileFacts) -> Bool) -> Parsed {
             let path = paths[index]
             let shown = display(path, root: root)
-            guard let data = FileManager.default.contents(atPath: path) else {
+            guard let data = sources[index] else {
                 return Parsed(facts: nil, lines: 0, warning: ScanWarning(path: shown, text: "cannot be read: skipped"))
             }
             guard data.count <= maximumFileSize else {
@@ -247,9 +257,55 @@ public enum ObserverScan {
             // Trees take about fifteen times their source: past the budget, a file's tree is not kept,
             // its bodies are all walked as it is read, and an outline wanted whole is parsed again.
             let keepsTree = outlines && kept.add(data.count, ordering: .relaxed).newValue <= treeBudget
-            var parsed = parse(data, path: shown, wholly: !outlines, keepsTree: keepsTree)
+            var parsed = parse(data, path: shown, wholly: wholly[index] || !outlines, keepsTree: keepsTree)
             parsed.outline?.file = path
+            if let facts = parsed.facts, parsed.outline?.tree != nil, !keepsOutline(facts) {
+                parsed.outline?.tree = nil
+                parsed.outline?.source = nil
+                kept.subtract(data.count, ordering: .relaxed)
+            }
             return parsed
+        }
+        // The largest files first: the two cores then finish within a small file of each other.
+        func largestFirst(_ indices: [Int]) -> [Int] { indices.sorted { (sizes[$0], $1) > (sizes[$1], $0) } }
+        let first = largestFirst(paths.indices.filter { wholly[$0] })
+        let second = largestFirst(paths.indices.filter { !wholly[$0] })
+        let whole = Parallel.map(first.count) { read(first[$0], keepsOutline: { _ in true }) }
+        let near = Nearby(whole.compactMap(\.facts))
+        let outlined = Parallel.map(second.count) { read(second[$0], keepsOutline: { mayBeReadWhole($0, near: near) }) }
+        var result = [Parsed?](repeating: nil, count: paths.count)
+        for (position, index) in first.enumerated() { result[index] = whole[position] }
+        for (position, index) in second.enumerated() { result[index] = outlined[position] }
+        return result.map { $0! }
+    }
+
+    /// The names the files read whole declare (classes, actors, protocols and the types they extend),
+    /// and the names those inherit: the classes that observe, their superclasses and their protocols.
+    struct Nearby: Sendable {
+        var declared: Set<String> = []
+        var declaredOrInherited: Set<String> = []
+
+        init(_ files: [FileFacts]) {
+            for file in files {
+                for type in file.types where type.kind != .struct && type.kind != .enum {
+                    declared.insert(type.name)
+                    declaredOrInherited.insert(type.name)
+                    declaredOrInherited.formUnion(type.inherited)
+                }
+            }
+        }
+    }
+
+    /// Whether an outline may be among the declarations a class the journeys run reads
+    /// (``ObserverModel/declarationsRead()``): it declares or extends a type the files read whole
+    /// declare or inherit (a superclass, a protocol), or a class that inherits one they declare (a
+    /// subclass of a controller that observes). A guess that keeps a tree: one it misses (a class
+    /// two subclasses down, an extension of a subclass in a third file) is parsed again, whole.
+    static func mayBeReadWhole(_ facts: FileFacts, near: Nearby) -> Bool {
+        facts.types.contains { type in
+            guard type.kind != .struct && type.kind != .enum else { return false }
+            return near.declaredOrInherited.contains(type.name)
+                || (type.kind != .protocol && type.inherited.contains(where: near.declared.contains))
         }
     }
 

@@ -7,9 +7,12 @@ enum Parallel {
     /// Stack of each worker thread.
     static let stackSize = 256 << 20
 
-    /// `body(i)` for every `i` in `0..<count`, on `workers` threads; the results in index order.
+    /// `body(i)` for every `i` in `0..<count`, on `workers` threads, taken in the order of `order`
+    /// when given (a permutation of the indices: the longest work first keeps the cores busy to the
+    /// end); the results in index order.
     static func map<T: Sendable>(_ count: Int, workers: Int = ProcessInfo.processInfo.activeProcessorCount,
-                                 _ body: @escaping @Sendable (Int) -> T) -> [T] {
+                                 order: [Int]? = nil, _ body: @escaping @Sendable (Int) -> T) -> [T] {
+        precondition(order.map { $0.count == count } ?? true, "order is not a permutation of the indices")
         guard count > 0 else { return [] }
         let shared = Shared<T>()
         let done = DispatchSemaphore(value: 0)
@@ -20,7 +23,8 @@ enum Parallel {
                 while true {
                     let index = shared.next.wrappingAdd(1, ordering: .relaxed).oldValue
                     guard index < count else { break }
-                    local.append((index, body(index)))
+                    let item = order?[index] ?? index
+                    local.append((item, body(item)))
                 }
                 shared.results.withLock { all in
                     for (index, value) in local { all[index] = value }

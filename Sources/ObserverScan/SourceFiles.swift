@@ -1,4 +1,11 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The files a scan reads, found under the paths it was given.
 ///
@@ -14,6 +21,8 @@ struct SourceFiles {
 
     /// Swift files, absolute paths, in a stable order.
     private(set) var swift: [String] = []
+    /// The size of each of ``swift`` when it was listed, in bytes (the parse starts with the largest).
+    private(set) var sizes: [Int] = []
     /// Objective-C sources and headers seen.
     private(set) var objectiveC: [String] = []
     private(set) var warnings: [ScanWarning] = []
@@ -24,19 +33,20 @@ struct SourceFiles {
     /// - Throws: ``ScanError`` `.missingInput` for a path that does not exist.
     init(paths: [String]) throws(ScanError) {
         for path in paths {
-            var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            guard let status = Self.status(path) else {
                 throw ScanError(.missingInput, "\(path): no such file or directory")
             }
             let absolute = Self.absolute(path)
-            if isDirectory.boolValue {
+            if status.isDirectory {
                 walk(absolute, depth: 0)
             } else {
-                add(absolute, explicit: true)
+                add(absolute, size: status.size, explicit: true)
             }
         }
         var seen = Set<String>()
-        swift = swift.filter { seen.insert($0).inserted }
+        let kept = swift.indices.filter { seen.insert(swift[$0]).inserted }
+        swift = kept.map { swift[$0] }
+        sizes = kept.map { sizes[$0] }
     }
 
     static func absolute(_ path: String) -> String {
@@ -44,10 +54,18 @@ struct SourceFiles {
         return url.standardizedFileURL.path
     }
 
-    private mutating func add(_ path: String, explicit: Bool) {
+    /// What `stat` says of `path`, links followed; nil when nothing is there (or a link dangles).
+    private static func status(_ path: String) -> (isDirectory: Bool, size: Int)? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return ((info.st_mode & S_IFMT) == S_IFDIR, Int(info.st_size))
+    }
+
+    private mutating func add(_ path: String, size: Int, explicit: Bool) {
         let lower = path.lowercased()
         if lower.hasSuffix(".swift") {
             swift.append(path)
+            sizes.append(size)
         } else if [".m", ".mm", ".h"].contains(where: lower.hasSuffix) {
             objectiveC.append(path)
         } else if explicit {
@@ -55,33 +73,56 @@ struct SourceFiles {
         }
     }
 
+    /// The names in `directory` (not `.` and `..`) with the type `readdir` gives, sorted by name.
+    private static func entries(_ directory: String) -> [(name: String, type: UInt8)]? {
+        guard let handle = opendir(directory) else { return nil }
+        defer { closedir(handle) }
+        var result: [(name: String, type: UInt8)] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name == "." || name == ".." { continue }
+            result.append((name, entry.pointee.d_type))
+        }
+        return result.sorted { $0.name < $1.name }
+    }
+
     private mutating func walk(_ directory: String, depth: Int) {
         guard depth < Self.maximumDepth else {
             warnings.append(ScanWarning(path: directory, text: "more than \(Self.maximumDepth) folders deep: not entered"))
             return
         }
-        let real = (try? FileManager.default.destinationOfSymbolicLink(atPath: directory)).map { _ in
-            URL(fileURLWithPath: directory).resolvingSymlinksInPath().path
-        } ?? URL(fileURLWithPath: directory).resolvingSymlinksInPath().path
+        let real = realpath(directory, nil).map { pointer in
+            defer { free(pointer) }
+            return String(cString: pointer)
+        } ?? directory
         guard visited.insert(real).inserted else { return }   // a link back to a folder already walked
-        let entries: [String]
-        do {
-            entries = try FileManager.default.contentsOfDirectory(atPath: directory).sorted()
-        } catch {
-            warnings.append(ScanWarning(path: directory, text: "cannot be listed: \(error.localizedDescription)"))
+        guard let entries = Self.entries(directory) else {
+            warnings.append(ScanWarning(path: directory, text: "cannot be listed: \(String(cString: strerror(errno)))"))
             return
         }
-        for name in entries {
+        for (name, type) in entries {
             let path = directory + "/" + name
-            var isDirectory: ObjCBool = false
-            // A dangling link or a file removed meanwhile: nothing to read.
-            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { continue }
-            if isDirectory.boolValue {
+            let isDirectory: Bool
+            var size = 0
+            if type == UInt8(DT_DIR) {
+                isDirectory = true
+            } else if type == UInt8(DT_REG) && !name.hasSuffix(".swift") {
+                isDirectory = false
+            } else {
+                // A link (followed), a type the file system does not give, or a Swift file (its size).
+                // A dangling link or a file removed meanwhile: nothing to read.
+                guard let status = Self.status(path) else { continue }
+                isDirectory = status.isDirectory
+                size = status.size
+            }
+            if isDirectory {
                 if name.hasPrefix(".") || Self.skippedFolders.contains(name) || name.hasSuffix(".xcodeproj")
                     || name.hasSuffix(".xcassets") { continue }
                 walk(path, depth: depth + 1)
             } else {
-                add(path, explicit: false)
+                add(path, size: size, explicit: false)
             }
         }
     }

@@ -70,6 +70,19 @@ import TraceStore
                 func refresh() { print("refresh") }
             }
             """,
+        // Two subclasses down, in files of their own: the first inherits the class that observes and
+        // keeps its tree; the second is not guessed to matter while the files are read, and is parsed
+        // again when the model wants it. It overrides the removal with nothing, as Sticky does.
+        "Middle.swift": """
+            import UIKit
+            class MiddleViewController: BaseViewController {}
+            """,
+        "Deep.swift": """
+            import UIKit
+            final class DeepViewController: MiddleViewController {
+                override func stopListening() {}
+            }
+            """,
         // Nothing to do with observers at all.
         "Plain.swift": """
             struct Plain { var value = 1 }
@@ -91,10 +104,12 @@ import TraceStore
         #expect(found == [
             "StickyViewController delivery-while-offscreen Base.swift:5",
             "StickyViewController duplicate-registration Base.swift:5",
+            "DeepViewController delivery-while-offscreen Base.swift:5",
+            "DeepViewController duplicate-registration Base.swift:5",
             "QuietViewController removal-misses-observer Base.swift:14",
         ])
         // `Cache` lets a collection go, which is no observer code: it is not modelled.
-        #expect(report.types == 3)
+        #expect(report.types == 5)
     }
 
     /// A body walked late (no observer word in it, reached from a moment) that is deeper than the
