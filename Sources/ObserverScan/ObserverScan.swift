@@ -233,21 +233,14 @@ public enum ObserverScan {
     }
 
     /// Reads and parses every file on both cores; a file that cannot be read or parsed is a warning.
-    ///
-    /// Files that hold an observer word are parsed first, whole. What their types are and inherit then
-    /// tells which outlines may be read whole later (``mayBeReadWhole(_:near:)``): only those keep their
-    /// trees. The others' trees are freed at once, and their memory serves the next file's parse.
     static func parse(_ paths: [String], sizes: [Int], root: String, outlines: Bool, treeBudget: Int) -> [Parsed] {
-        let sources: [Data?] = Parallel.map(paths.count) { FileManager.default.contents(atPath: paths[$0]) }
-        let wholly: [Bool] = sources.map { data in
-            guard outlines, let data, data.count <= maximumFileSize else { return true }
-            return data.withUnsafeBytes { containsAny($0, of: observerWords) }
-        }
         let kept = Atomic<Int>(0)
-        @Sendable func read(_ index: Int, keepsOutline: (FileFacts) -> Bool) -> Parsed {
+        // The largest files first: the two cores then finish within a small file of each other.
+        let order = paths.indices.sorted { (sizes[$0], $1) > (sizes[$1], $0) }
+        return Parallel.map(paths.count, order: order) { index in
             let path = paths[index]
             let shown = display(path, root: root)
-            guard let data = sources[index] else {
+            guard let data = FileManager.default.contents(atPath: path) else {
                 return Parsed(facts: nil, lines: 0, warning: ScanWarning(path: shown, text: "cannot be read: skipped"))
             }
             guard data.count <= maximumFileSize else {
@@ -256,56 +249,10 @@ public enum ObserverScan {
             }
             // Trees take about fifteen times their source: past the budget, a file's tree is not kept,
             // its bodies are all walked as it is read, and an outline wanted whole is parsed again.
-            let keepsTree = outlines && kept.add(data.count, ordering: .relaxed).newValue <= treeBudget
-            var parsed = parse(data, path: shown, wholly: wholly[index] || !outlines, keepsTree: keepsTree)
+            var parsed = parse(data, path: shown, wholly: !outlines,
+                               keepsTree: outlines && kept.add(data.count, ordering: .relaxed).newValue <= treeBudget)
             parsed.outline?.file = path
-            if let facts = parsed.facts, parsed.outline?.tree != nil, !keepsOutline(facts) {
-                parsed.outline?.tree = nil
-                parsed.outline?.source = nil
-                kept.subtract(data.count, ordering: .relaxed)
-            }
             return parsed
-        }
-        // The largest files first: the two cores then finish within a small file of each other.
-        func largestFirst(_ indices: [Int]) -> [Int] { indices.sorted { (sizes[$0], $1) > (sizes[$1], $0) } }
-        let first = largestFirst(paths.indices.filter { wholly[$0] })
-        let second = largestFirst(paths.indices.filter { !wholly[$0] })
-        let whole = Parallel.map(first.count) { read(first[$0], keepsOutline: { _ in true }) }
-        let near = Nearby(whole.compactMap(\.facts))
-        let outlined = Parallel.map(second.count) { read(second[$0], keepsOutline: { mayBeReadWhole($0, near: near) }) }
-        var result = [Parsed?](repeating: nil, count: paths.count)
-        for (position, index) in first.enumerated() { result[index] = whole[position] }
-        for (position, index) in second.enumerated() { result[index] = outlined[position] }
-        return result.map { $0! }
-    }
-
-    /// The names the files read whole declare (classes, actors, protocols and the types they extend),
-    /// and the names those inherit: the classes that observe, their superclasses and their protocols.
-    struct Nearby: Sendable {
-        var declared: Set<String> = []
-        var declaredOrInherited: Set<String> = []
-
-        init(_ files: [FileFacts]) {
-            for file in files {
-                for type in file.types where type.kind != .struct && type.kind != .enum {
-                    declared.insert(type.name)
-                    declaredOrInherited.insert(type.name)
-                    declaredOrInherited.formUnion(type.inherited)
-                }
-            }
-        }
-    }
-
-    /// Whether an outline may be among the declarations a class the journeys run reads
-    /// (``ObserverModel/declarationsRead()``): it declares or extends a type the files read whole
-    /// declare or inherit (a superclass, a protocol), or a class that inherits one they declare (a
-    /// subclass of a controller that observes). A guess that keeps a tree: one it misses (a class
-    /// two subclasses down, an extension of a subclass in a third file) is parsed again, whole.
-    static func mayBeReadWhole(_ facts: FileFacts, near: Nearby) -> Bool {
-        facts.types.contains { type in
-            guard type.kind != .struct && type.kind != .enum else { return false }
-            return near.declaredOrInherited.contains(type.name)
-                || (type.kind != .protocol && type.inherited.contains(where: near.declared.contains))
         }
     }
 
@@ -316,7 +263,9 @@ public enum ObserverScan {
 
     /// Parses one file's bytes and collects its facts: whole when `wholly` or when the file holds
     /// one of the ``observerWords``, else in outline.
-    static func parse(_ data: Data, path: String, wholly: Bool = false, keepsTree: Bool = true) -> Parsed {
+    /// - Parameter keepsTree: Asked once the file is to be parsed as it is (not for an outline
+    ///   without bodies, whose tree is never kept): whether its tree is kept.
+    static func parse(_ data: Data, path: String, wholly: Bool = false, keepsTree: @autoclosure () -> Bool = true) -> Parsed {
         let (lines, brackets) = data.withUnsafeBytes { lineAndBracketCount($0) }
         guard String(validating: data, as: UTF8.self) != nil else {
             return Parsed(facts: nil, lines: lines, warning: ScanWarning(path: path, text: "not valid UTF-8: skipped"))
@@ -324,6 +273,11 @@ public enum ObserverScan {
         guard brackets <= maximumBracketRun else {
             return Parsed(facts: nil, lines: lines, warning: ScanWarning(
                 path: path, text: "\(brackets) `[` in a row, more than the parser can take in reasonable time (\(maximumBracketRun)): skipped"))
+        }
+        let whole = wholly || data.withUnsafeBytes { containsAny($0, of: observerWords) }
+        let lineTable = data.withUnsafeBytes { SourceLines($0) }
+        if !whole, let outline = outlineWithoutBodies(data, path: path, lines: lineTable, lineCount: lines) {
+            return outline
         }
         let tree = data.withUnsafeBytes { raw in
             Parser.parse(source: raw.bindMemory(to: UInt8.self), maximumNestingLevel: maximumNestingLevel)
@@ -333,10 +287,57 @@ public enum ObserverScan {
             return Parsed(facts: nil, lines: lines,
                           warning: ScanWarning(path: path, text: "does not parse (first error near line \(line)): skipped"))
         }
-        let whole = wholly || data.withUnsafeBytes { containsAny($0, of: observerWords) }
+        let keepsTree = keepsTree()
         let outline = Outline(path: path, tree: keepsTree ? tree : nil, source: keepsTree ? Array(data) : nil,
-                              lines: data.withUnsafeBytes { SourceLines($0) }, lineCount: lines)
+                              lines: lineTable, lineCount: lines)
         return collect(outline, tree: tree, whole: whole)
+    }
+
+    /// A file with no observer word, read in outline from its text with its functions' bodies
+    /// blanked (``BodyBlanker``): the same facts, for the parse of its declarations alone. Its tree
+    /// is not kept: if a class the journeys run needs the file, it is parsed again, whole. Nil when
+    /// the blanked text does not parse, or its bodies are not exactly the ranges blanked: then the
+    /// file is parsed as it is.
+    static func outlineWithoutBodies(_ data: Data, path: String, lines: SourceLines, lineCount: Int) -> Parsed? {
+        guard let (text, bodies) = data.withUnsafeBytes(BodyBlanker.blank) else { return nil }
+        let tree = text.withUnsafeBufferPointer { Parser.parse(source: $0, maximumNestingLevel: maximumNestingLevel) }
+        guard !tree.hasError, bodiesAreExactly(bodies, in: tree) else { return nil }
+        let outline = Outline(path: path, tree: nil, source: nil, lines: lines, lineCount: lineCount)
+        return collect(outline, tree: tree, whole: false)
+    }
+
+    /// Whether the bodies of the functions, initializers and deinitializers of `tree` that hold
+    /// nothing include each of `ranges` exactly (from after `{` to `}`).
+    static func bodiesAreExactly(_ ranges: [Range<Int>], in tree: SourceFileSyntax) -> Bool {
+        final class Bodies: SyntaxVisitor {
+            var expected: [Int: Int]
+            init(_ ranges: [Range<Int>]) {
+                expected = Dictionary(ranges.map { ($0.lowerBound, $0.upperBound) }, uniquingKeysWith: { first, _ in first })
+                super.init(viewMode: .sourceAccurate)
+            }
+            func found(_ body: CodeBlockSyntax?) {
+                guard let body, body.statements.isEmpty, body.rightBrace.presence == .present else { return }
+                let start = body.leftBrace.endPositionBeforeTrailingTrivia.utf8Offset
+                if expected[start] == body.rightBrace.positionAfterSkippingLeadingTrivia.utf8Offset {
+                    expected[start] = nil
+                }
+            }
+            override func visit(_ node: FunctionDeclSyntax) -> SyntaxVisitorContinueKind {
+                found(node.body)
+                return .visitChildren
+            }
+            override func visit(_ node: InitializerDeclSyntax) -> SyntaxVisitorContinueKind {
+                found(node.body)
+                return .visitChildren
+            }
+            override func visit(_ node: DeinitializerDeclSyntax) -> SyntaxVisitorContinueKind {
+                found(node.body)
+                return .visitChildren
+            }
+        }
+        let visitor = Bodies(ranges)
+        visitor.walk(tree)
+        return visitor.expected.isEmpty && ranges.count == Set(ranges.map(\.lowerBound)).count
     }
 
     /// The facts of a parsed file, whole or in outline (then with its tree, to be read whole if
@@ -360,7 +361,7 @@ public enum ObserverScan {
             return Parsed(facts: nil, lines: outline.lineCount,
                           warning: ScanWarning(path: outline.path, text: "cannot be read again: skipped"))
         }
-        return parse(data, path: outline.path, wholly: true, keepsTree: false)
+        return parse(data, path: outline.path, wholly: true, keepsTree: true)
     }
 
     private static func firstErrorLine(_ tree: SourceFileSyntax) -> Int {

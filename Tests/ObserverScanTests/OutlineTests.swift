@@ -196,6 +196,50 @@ import TraceStore
         #expect(try scenarioIdentityDisagreements(paths: [directory.path]) == [])
     }
 
+    /// A file with no observer word is parsed with its function bodies blanked: the same facts as
+    /// parsing it as it is, on every fixture and linked file.
+    @Test func everyFixtureReadsTheSameWithoutBodies() throws {
+        let names = try FileManager.default.subpathsOfDirectory(atPath: fixtures).filter { $0.hasSuffix(".swift") }
+        var used = 0
+        for name in names {
+            let result = outlineWithoutBodiesDisagreement(try Data(contentsOf: URL(fileURLWithPath: fixtures + "/" + name)))
+            #expect(result.disagreement == nil, "\(name)")
+            if result.used { used += 1 }
+        }
+        for (name, text) in Self.linkedFiles {
+            let result = outlineWithoutBodiesDisagreement(Data(text.utf8))
+            #expect(result.disagreement == nil, "\(name)")
+        }
+        #expect(used > names.count / 2)
+    }
+
+    /// What the blanker must read past to find a body's end, and what makes it give up (then the file
+    /// is parsed as it is): the facts are the same either way.
+    @Test(arguments: [
+        ("class A { func f() { let s = \"}\" } }", true),
+        ("class A { func f() { let s = \"\\(g(\"}\")) }\" } }", true),
+        ("class A { func f() { let s = #\"}\\(x)\"# } }", true),
+        ("class A { func f() { let s = ##\"\"#}\"## } }", true),
+        ("class A {\n func f() {\n let s = \"\"\"\n }\n \"\"\"\n }\n}", true),
+        ("class A { func f() { /* } /* { */ } */ } }", true),
+        ("class A { func f() { // }\n } }", true),
+        ("class A { func f() { let r = #/}/# } }", true),
+        ("class A {\n init?(x: Int = { 1 }()) { }\n deinit { print(1) }\n}", true),
+        ("protocol P { func f()\n func g() -> Int }\nextension P { func f() { } }", true),
+        ("class A { static let n = Notification.Name(\"n\"); func f() { g(func: 1) } }", true),
+        ("class A {\n var x: Int { get { 1 } }\n func f<T>(_ t: T) where T: Equatable { }\n}", true),
+        ("class A { lazy var x: Int = { func g() -> Int { 2 }; return g() }() }", true),
+        ("class A { func f() { let r = /}/ } }", false),
+        ("class A { func f() { let s = \"\\(\" }", false),
+        ("class A { func f() {", false),
+        ("struct S { let x = 1 }", false),
+    ])
+    func theBlankerReadsPastWhatHidesABrace(_ source: String, used: Bool) {
+        let result = outlineWithoutBodiesDisagreement(Data(source.utf8))
+        #expect(result.disagreement == nil)
+        #expect(result.used == used)
+    }
+
     @Test func everyFixtureReadsTheSameInOutline() throws {
         let (outlines, budgetless, whole) = try reports(fixtures, root: fixtures)
         #expect(outlines == whole)

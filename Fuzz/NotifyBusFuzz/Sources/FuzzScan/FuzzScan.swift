@@ -6,6 +6,8 @@
 // scanner generates that the scenario parser refuses is a scanner bug: it traps here on purpose.
 // The same bytes scanned as the folder scan reads them (bodies with no observer word walked only
 // when a lifecycle moment reaches them) must give the same report: a difference traps too.
+// And read in outline with its function bodies blanked, the same bytes must give the facts that
+// parsing them as they are gives (when they parse): a difference traps.
 import Foundation
 @_spi(Fuzzing) import ObserverScan
 
@@ -23,6 +25,9 @@ public func fuzzScan(_ start: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
         let (once, whenReached) = (report.json().rendered(pretty: true), late.json().rendered(pretty: true))
         if once != whenReached {
             fatalError("bodies walked when reached give another report:\n\(once)\n---\n\(whenReached)")
+        }
+        if let disagreement = outlineWithoutBodiesDisagreement(data).disagreement {
+            fatalError("the outline without bodies reads other facts: \(disagreement)")
         }
     } catch {
         fatalError("the scanner's own scenario was refused: \(error)")
