@@ -53,12 +53,24 @@ struct BodyBlanker {
         "dynamic", "indirect", "operator", "precedencegroup", "macro", "nonisolated",
     ].map { Array($0.utf8) })
 
-    private static let funcWord = Array("func".utf8), initWord = Array("init".utf8), deinitWord = Array("deinit".utf8)
+    private static let funcWord = Array("func".utf8), initWord = Array("init".utf8), deinitWord = Array("deinit".utf8),
+                       varWord = Array("var".utf8), letWord = Array("let".utf8), subscriptWord = Array("subscript".utf8)
+
+    /// Words that begin a type's declaration: the next `{` opens its members.
+    private static let typeWords: Set<[UInt8]> = Set(["class", "struct", "enum", "protocol", "extension", "actor"]
+        .map { Array($0.utf8) })
 
     /// Walks the declarations; false when the text ends inside a comment, string or body.
+    ///
+    /// Only functions declared at the top level or among a type's members are blanked: one inside
+    /// a closure or an accessor (`lazy var x = { func f() {…} … }()`) is read with it.
     private mutating func scan() -> Bool {
         // After `func`, `init` or `deinit`: the bracket depth its signature started at.
         var pending: Int?
+        // After `class`, `struct`…: the bracket depth its declaration started at.
+        var pendingType: Int?
+        // Whether each `{` open here (outside the bodies skipped) holds a type's members.
+        var braces: [Bool] = []
         var nesting = 0
         var previous: UInt8 = 0x20   // the last byte of code seen that is not white space
         while let current = byte(index) {
@@ -89,13 +101,17 @@ struct BodyBlanker {
                     pending = nil
                     let open = index
                     guard skipBraces() else { return false }
-                    bodies.append(open + 1 ..< index - 1)
+                    if braces.allSatisfy({ $0 }) { bodies.append(open + 1 ..< index - 1) }
                     previous = 0x7D
                     continue
                 }
+                braces.append(pendingType == nesting)
+                pendingType = nil
                 index += 1
             case 0x7D:   // }
                 if pending == nesting { pending = nil }
+                if pendingType == nesting { pendingType = nil }
+                _ = braces.popLast()
                 index += 1
             case 0x40, 0x23:   // @attribute, #directive: another declaration's start
                 if pending == nesting { pending = nil }
@@ -113,6 +129,11 @@ struct BodyBlanker {
                 if pending == nesting, Self.declarationWords.contains(word) { pending = nil }
                 if word == Self.funcWord || word == Self.deinitWord || (word == Self.initWord && startsSignature()) {
                     pending = nesting
+                    pendingType = nil   // `class func`
+                } else if Self.typeWords.contains(word) {
+                    pendingType = nesting
+                } else if pendingType == nesting, word == Self.varWord || word == Self.letWord || word == Self.subscriptWord {
+                    pendingType = nil   // `class var`, `class subscript`
                 }
             }
             previous = bytes[index - 1]
@@ -277,10 +298,11 @@ struct BodyBlanker {
     }
 }
 
-/// For tests and the fuzz target: `source` read in outline with its bodies blanked, against the
-/// same file parsed as it is and read in outline. `used`: the blanked text was used (it parsed,
-/// and its bodies were exactly the ranges blanked). `disagreement`: what differs when it was used
-/// and the file parses as it is (a syntax error inside a body is not seen in outline: by design).
+/// For tests and the fuzz target: `source` read with its bodies blanked, every body then parsed
+/// from the text and walked, against the same file parsed as it is and read whole. `used`: the
+/// blanked text was used (it parsed, and its bodies were exactly the ranges blanked).
+/// `disagreement`: what differs when it was used and the file parses as it is (a syntax error
+/// inside a body is seen only when that body is walked: by design).
 @_spi(Fuzzing)
 public func outlineWithoutBodiesDisagreement(_ source: Data) -> (used: Bool, disagreement: String?) {
     // What the scan never parses: not UTF-8, or a run of `[` the parser takes exponential time on.
@@ -289,20 +311,37 @@ public func outlineWithoutBodiesDisagreement(_ source: Data) -> (used: Bool, dis
         return (false, nil)
     }
     let lines = source.withUnsafeBytes { SourceLines($0) }
-    guard let blanked = ObserverScan.outlineWithoutBodies(source, path: "outline.swift", lines: lines, lineCount: lineCount)
+    guard let blanked = ObserverScan.readWithoutBodies(source, path: "outline.swift", lines: lines, lineCount: lineCount)
     else { return (false, nil) }
     let tree = source.withUnsafeBytes { raw in
         Parser.parse(source: raw.bindMemory(to: UInt8.self), maximumNestingLevel: ObserverScan.maximumNestingLevel)
     }
     guard !tree.hasError else { return (true, nil) }
-    var collector = FactCollector(path: "outline.swift", lines: lines, readsBodies: false, deferringWith: nil)
+    var collector = FactCollector(path: "outline.swift", lines: lines, readsBodies: true)
     collector.collect(tree)
     let whole = collector.facts
     guard let facts = blanked.facts else { return (true, "no facts from the blanked text") }
-    if facts.types != whole.types { return (true, "types: \(facts.types) against \(whole.types)") }
+    // Every body walked: the late ones now.
+    func walked(_ types: [TypeDeclFacts]) -> [TypeDeclFacts] {
+        types.map { type in
+            var type = type
+            type.methods = type.methods.map { method in
+                var method = method
+                method.actions = method.steps
+                method.deferred = nil
+                return method
+            }
+            return type
+        }
+    }
+    let (mine, theirs) = (walked(facts.types), walked(whole.types))
+    if facts.hasUnparsedLateWalk { return (true, "a body did not parse alone in a file that parses") }
+    if mine != theirs { return (true, "types: \(mine) against \(theirs)") }
     if facts.nameConstants != whole.nameConstants {
         return (true, "name constants: \(facts.nameConstants) against \(whole.nameConstants)")
     }
-    if (blanked.warning == nil) != !collector.truncated { return (true, "warnings differ") }
+    if facts.looseRegistrations != whole.looseRegistrations { return (true, "loose registrations differ") }
+    let truncated = blanked.warning != nil || facts.hasTruncatedLateWalk
+    if truncated != collector.truncated { return (true, "truncation differs") }
     return (true, nil)
 }

@@ -25,11 +25,17 @@ struct FactCollector {
     /// the tree is kept alive until the model is made.
     let source: [UInt8]?
 
-    init(path: String, lines: SourceLines, readsBodies: Bool = true, deferringWith source: [UInt8]? = nil) {
+    /// The file's text, when the tree read is of that text with its bodies blanked (``BodyBlanker``):
+    /// a blanked body is parsed from it when the model reaches it.
+    let blanked: BlankedText?
+
+    init(path: String, lines: SourceLines, readsBodies: Bool = true, deferringWith source: [UInt8]? = nil,
+         blanked: BlankedText? = nil) {
         self.path = path
         self.lines = lines
         self.readsBodies = readsBodies
         self.source = source
+        self.blanked = blanked
         self.facts = FileFacts(path: path, readsBodies: readsBodies)
     }
 
@@ -187,6 +193,11 @@ struct FactCollector {
 
     private mutating func method(_ name: String, labels: [String], isStatic: Bool, body: CodeBlockSyntax?,
                                  node: some SyntaxProtocol, depth: Int) -> MethodFacts {
+        if let blanked, let body, let close = blanked.bodies[body.leftBrace.positionAfterSkippingLeadingTrivia.utf8Offset] {
+            return MethodFacts(name: name, labels: labels, isStatic: isStatic, location: location(node), actions: [],
+                               deferred: DeferredBody(text: blanked, open: body.leftBrace.positionAfterSkippingLeadingTrivia.utf8Offset,
+                                                      close: close, path: path, lines: lines, depth: depth + 1))
+        }
         if let source, let body {
             let start = body.position.utf8Offset, end = body.endPosition.utf8Offset
             if start >= 0, start <= end, end <= source.count,

@@ -1,3 +1,4 @@
+import SwiftParser
 import SwiftSyntax
 import Synchronization
 
@@ -144,15 +145,37 @@ struct MethodFacts: Sendable, Hashable {
 /// register nothing and remove nothing through the center, and only matters when a lifecycle
 /// moment reaches it (its calls, `super` calls, tokens let go of). Most methods of an app never are.
 /// Walked at most once, by whichever thread asks first.
+///
+/// The body is a node of the file's kept tree, or, in a file read with its bodies blanked
+/// (``BodyBlanker``), a range of the file's text, parsed when it is walked.
 final class DeferredBody: Sendable, Hashable {
-    private let body: Syntax
+    private enum Body: Sendable {
+        case node(Syntax)
+        /// The offsets of its `{` and `}` in `text.source`.
+        case text(BlankedText, open: Int, close: Int)
+    }
+    private let body: Body
     private let path: String
     private let lines: SourceLines
     private let depth: Int
-    private let walked = Mutex<(actions: [MethodAction], truncated: Bool)?>(nil)
+    private let walked = Mutex<Walked?>(nil)
+
+    private struct Walked: Sendable {
+        var actions: [MethodAction]
+        var truncated: Bool
+        /// The body's text did not parse on its own (a syntax error in it).
+        var unparsed: Bool
+    }
 
     init(body: Syntax, path: String, lines: SourceLines, depth: Int) {
-        self.body = body
+        self.body = .node(body)
+        self.path = path
+        self.lines = lines
+        self.depth = depth
+    }
+
+    init(text: BlankedText, open: Int, close: Int, path: String, lines: SourceLines, depth: Int) {
+        self.body = .text(text, open: open, close: close)
         self.path = path
         self.lines = lines
         self.depth = depth
@@ -163,12 +186,25 @@ final class DeferredBody: Sendable, Hashable {
     /// Whether the walk, if it ran, stopped at ``FactCollector/maximumDepth``.
     var truncated: Bool { walked.withLock { $0?.truncated ?? false } }
 
-    private func walk() -> (actions: [MethodAction], truncated: Bool) {
+    /// Whether the walk, if it ran, found that the body's text does not parse.
+    var unparsed: Bool { walked.withLock { $0?.unparsed ?? false } }
+
+    private func walk() -> Walked {
         walked.withLock { state in
             if let state { return state }
             var walker = BodyWalker(path: path, lines: lines)
-            walker.walk(body, depth: depth)
-            let result = (walker.actions, walker.truncated)
+            var unparsed = false
+            switch body {
+            case .node(let node):
+                walker.walk(node, depth: depth)
+            case .text(let text, let open, let close):
+                if let block = text.block(open: open, close: close) {
+                    walker.walk(Syntax(block), depth: depth)
+                } else {
+                    unparsed = true
+                }
+            }
+            let result = Walked(actions: walker.actions, truncated: walker.truncated, unparsed: unparsed)
             state = result
             return result
         }
@@ -176,6 +212,37 @@ final class DeferredBody: Sendable, Hashable {
 
     static func == (lhs: DeferredBody, rhs: DeferredBody) -> Bool { lhs === rhs }
     func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+}
+
+/// The text of a file read with its bodies blanked (``BodyBlanker``), kept for the bodies walked late.
+final class BlankedText: Sendable {
+    let source: [UInt8]
+    /// The blanked bodies: the offset of each `{` and of its `}`.
+    let bodies: [Int: Int]
+
+    init(source: [UInt8], bodies: [Range<Int>]) {
+        self.source = source
+        self.bodies = Dictionary(bodies.map { ($0.lowerBound - 1, $0.upperBound) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The body from `{` at `open` to `}` at `close`, parsed alone at its own offsets: the text
+    /// before it blank but for `func f()` before the brace (a body always has at least that much
+    /// text before it), so that it parses as a function's, walked as the function's own. Nil when
+    /// it does not parse, or not as that one body.
+    func block(open: Int, close: Int) -> CodeBlockSyntax? {
+        let signature = Array("func f()".utf8)
+        guard open >= signature.count, open < close, close < source.count else { return nil }
+        var text = [UInt8](repeating: 0x20, count: open - signature.count)
+        text += signature
+        text += source[open...close]
+        let tree = text.withUnsafeBufferPointer { Parser.parse(source: $0, maximumNestingLevel: ObserverScan.maximumNestingLevel) }
+        guard !tree.hasError, tree.statements.count == 1,
+              let block = tree.statements.first?.item.as(FunctionDeclSyntax.self)?.body,
+              block.leftBrace.positionAfterSkippingLeadingTrivia.utf8Offset == open,
+              block.rightBrace.positionAfterSkippingLeadingTrivia.utf8Offset == close
+        else { return nil }
+        return block
+    }
 }
 
 /// A class, struct, enum, actor, protocol or extension declaration.
@@ -230,5 +297,10 @@ struct FileFacts: Sendable {
     /// Whether a body walked late (``DeferredBody``) stopped at the depth bound.
     var hasTruncatedLateWalk: Bool {
         types.contains { $0.methods.contains { $0.deferred?.truncated == true } }
+    }
+
+    /// Whether a body walked late, parsed then from the file's text, did not parse.
+    var hasUnparsedLateWalk: Bool {
+        types.contains { $0.methods.contains { $0.deferred?.unparsed == true } }
     }
 }

@@ -69,8 +69,9 @@ public enum ObserverScan {
         let types = model.models()
         // A body walked late, when a moment reached it, may have been too deep to read whole too.
         for result in parsed {
-            guard let facts = result.facts, result.warning == nil, facts.hasTruncatedLateWalk else { continue }
-            report.warnings.append(ScanWarning(path: facts.path, text: readInPart))
+            guard let facts = result.facts, result.warning == nil else { continue }
+            if facts.hasTruncatedLateWalk { report.warnings.append(ScanWarning(path: facts.path, text: readInPart)) }
+            if facts.hasUnparsedLateWalk { report.warnings.append(ScanWarning(path: facts.path, text: unparsedBody)) }
         }
         report.notes += model.looseNotes
         report.types = types.count
@@ -276,8 +277,8 @@ public enum ObserverScan {
         }
         let whole = wholly || data.withUnsafeBytes { containsAny($0, of: observerWords) }
         let lineTable = data.withUnsafeBytes { SourceLines($0) }
-        if !whole, let outline = outlineWithoutBodies(data, path: path, lines: lineTable, lineCount: lines) {
-            return outline
+        if !whole, let read = readWithoutBodies(data, path: path, lines: lineTable, lineCount: lines) {
+            return read
         }
         let tree = data.withUnsafeBytes { raw in
             Parser.parse(source: raw.bindMemory(to: UInt8.self), maximumNestingLevel: maximumNestingLevel)
@@ -293,17 +294,20 @@ public enum ObserverScan {
         return collect(outline, tree: tree, whole: whole)
     }
 
-    /// A file with no observer word, read in outline from its text with its functions' bodies
-    /// blanked (``BodyBlanker``): the same facts, for the parse of its declarations alone. Its tree
-    /// is not kept: if a class the journeys run needs the file, it is parsed again, whole. Nil when
-    /// the blanked text does not parse, or its bodies are not exactly the ranges blanked: then the
-    /// file is parsed as it is.
-    static func outlineWithoutBodies(_ data: Data, path: String, lines: SourceLines, lineCount: Int) -> Parsed? {
+    /// A file with no observer word, read from its text with the bodies of its functions blanked
+    /// (``BodyBlanker``): the same facts, for the parse of its declarations alone. Its bodies are
+    /// parsed one by one from the text when a lifecycle moment reaches them (``DeferredBody``),
+    /// and its tree is not kept. Nil when the blanked text does not parse, or its bodies are not
+    /// exactly the ranges blanked: then the file is parsed as it is.
+    static func readWithoutBodies(_ data: Data, path: String, lines: SourceLines, lineCount: Int) -> Parsed? {
         guard let (text, bodies) = data.withUnsafeBytes(BodyBlanker.blank) else { return nil }
         let tree = text.withUnsafeBufferPointer { Parser.parse(source: $0, maximumNestingLevel: maximumNestingLevel) }
         guard !tree.hasError, bodiesAreExactly(bodies, in: tree) else { return nil }
-        let outline = Outline(path: path, tree: nil, source: nil, lines: lines, lineCount: lineCount)
-        return collect(outline, tree: tree, whole: false)
+        var collector = FactCollector(path: path, lines: lines, readsBodies: true,
+                                      blanked: BlankedText(source: Array(data), bodies: bodies))
+        collector.collect(tree)
+        let warning = collector.truncated ? ScanWarning(path: path, text: ObserverScan.readInPart) : nil
+        return Parsed(facts: collector.facts, lines: lineCount, warning: warning, outline: nil)
     }
 
     /// Whether the bodies of the functions, initializers and deinitializers of `tree` that hold
@@ -353,6 +357,7 @@ public enum ObserverScan {
     }
 
     static let readInPart = "nested deeper than the scan reads: read in part"
+    static let unparsedBody = "a method body the journeys reach does not parse: read in part"
 
     /// A file read in outline, read again whole.
     static func readWhole(_ outline: Outline) -> Parsed {

@@ -228,7 +228,7 @@ import TraceStore
         ("protocol P { func f()\n func g() -> Int }\nextension P { func f() { } }", true),
         ("class A { static let n = Notification.Name(\"n\"); func f() { g(func: 1) } }", true),
         ("class A {\n var x: Int { get { 1 } }\n func f<T>(_ t: T) where T: Equatable { }\n}", true),
-        ("class A { lazy var x: Int = { func g() -> Int { 2 }; return g() }() }", true),
+        ("class A {\n lazy var x: Int = { func g() -> Int { 2 }; return g() }()\n func f() { print(x) }\n}", true),
         ("class A { func f() { let r = /}/ } }", false),
         ("class A { func f() { let s = \"\\(\" }", false),
         ("class A { func f() {", false),
