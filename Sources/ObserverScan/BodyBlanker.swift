@@ -21,11 +21,11 @@ struct BodyBlanker {
     /// How deep strings in interpolations in strings may nest before the blanker gives up.
     static let maximumNesting = 32
 
-    /// The blanked text and the ranges blanked; nil when there is no body to blank or the text is
-    /// not understood (then the file is parsed as it is).
+    /// The blanked text and the ranges blanked (none when the file declares no function with a
+    /// body); nil when the text is not understood (then the file is parsed as it is).
     static func blank(_ bytes: UnsafeRawBufferPointer) -> (text: [UInt8], bodies: [Range<Int>])? {
         var blanker = BodyBlanker(bytes: bytes)
-        guard blanker.scan(), !blanker.bodies.isEmpty else { return nil }
+        guard blanker.scan() else { return nil }
         var text = Array(bytes)
         for body in blanker.bodies {
             for offset in body where text[offset] != 0x0A && text[offset] != 0x0D { text[offset] = 0x20 }

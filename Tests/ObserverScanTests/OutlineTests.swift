@@ -232,7 +232,7 @@ import TraceStore
         ("class A { func f() { let r = /}/ } }", false),
         ("class A { func f() { let s = \"\\(\" }", false),
         ("class A { func f() {", false),
-        ("struct S { let x = 1 }", false),
+        ("struct S { let x = 1 }", true),
     ])
     func theBlankerReadsPastWhatHidesABrace(_ source: String, used: Bool) {
         let result = outlineWithoutBodiesDisagreement(Data(source.utf8))
