@@ -9,10 +9,10 @@ import SwiftSyntax
 /// Each byte inside a body's braces becomes a space, line breaks kept, so that every offset and
 /// line of the rest is the file's own. The blanking is lexical (comments, strings with their
 /// interpolations, raw strings, `#/…/#` regular expressions) and never trusted alone:
-/// ``ObserverScan`` parses the result, and uses it only when it parses without error and each
-/// blanked range is exactly the inside of a function's body in that tree
-/// (``ObserverScan/bodiesAreExactly(_:in:)``). Anything else (a bare `/…/` regular expression with
-/// a brace in it, text this lexer misreads) makes the file be parsed whole, as it is.
+/// ``ObserverScan`` parses the result, and uses it only when it parses without error and the fact
+/// walk meets each blanked range as exactly the inside of a function's body in that tree
+/// (``FactCollector/foundEveryBlankedBody``). Anything else (a bare `/…/` regular expression with
+/// a brace in it, text this lexer misreads) makes the file be parsed as it is.
 struct BodyBlanker {
     private let bytes: UnsafeRawBufferPointer
     private var index = 0
@@ -88,7 +88,7 @@ struct BodyBlanker {
             case 0x60:   // `identifier`
                 index += 1
                 while let next = byte(index), next != 0x60, next != 0x0A { index += 1 }
-                index += 1
+                if index < bytes.count { index += 1 }   // the closing backtick, if the text has one
             case 0x28, 0x5B:   // ( [
                 nesting += 1
                 index += 1

@@ -28,6 +28,21 @@ struct FactCollector {
     /// The file's text, when the tree read is of that text with its bodies blanked (``BodyBlanker``):
     /// a blanked body is parsed from it when the model reaches it.
     let blanked: BlankedText?
+    /// The `{` of each blanked body met, as an empty body of a function, initializer or
+    /// deinitializer of the tree, from its `{` to its `}` (``foundEveryBlankedBody``).
+    private var blankedFound: Set<Int> = []
+
+    /// Whether every range blanked was met as exactly a function's body: the blanking is then
+    /// trusted (else the file is parsed as it is).
+    var foundEveryBlankedBody: Bool { blankedFound.count == (blanked?.bodies.count ?? 0) }
+
+    private mutating func found(_ body: CodeBlockSyntax?) {
+        guard let blanked, let body, body.statements.isEmpty, body.rightBrace.presence == .present else { return }
+        let open = body.leftBrace.positionAfterSkippingLeadingTrivia.utf8Offset
+        if blanked.bodies[open] == body.rightBrace.positionAfterSkippingLeadingTrivia.utf8Offset {
+            blankedFound.insert(open)
+        }
+    }
 
     init(path: String, lines: SourceLines, readsBodies: Bool = true, deferringWith source: [UInt8]? = nil,
          blanked: BlankedText? = nil) {
@@ -89,9 +104,15 @@ struct FactCollector {
                 default: break
                 }
             }
+        } else if let initializer = node.as(InitializerDeclSyntax.self) {
+            // Inside `#if` among a type's members: not read as the type's, as a function there is not.
+            found(initializer.body)
+        } else if let deinitializer = node.as(DeinitializerDeclSyntax.self) {
+            found(deinitializer.body)
         } else if readsBodies, node.is(FunctionDeclSyntax.self) || node.is(CodeBlockItemSyntax.self)
                     || node.kind == .expressionStmt || node.is(ExprSyntax.self) {
             // Free functions and top-level code: a registration there has no type to model.
+            if blanked != nil { found(node.as(FunctionDeclSyntax.self)?.body) }
             var loose = BodyWalker(collector: self)
             loose.walk(node, depth: depth)
             truncated = truncated || loose.truncated
@@ -118,6 +139,10 @@ struct FactCollector {
             let decl = member.decl
             if !readsMembers, decl.is(FunctionDeclSyntax.self) || decl.is(InitializerDeclSyntax.self)
                 || decl.is(DeinitializerDeclSyntax.self) {
+                if blanked != nil {
+                    found(decl.as(FunctionDeclSyntax.self)?.body ?? decl.as(InitializerDeclSyntax.self)?.body
+                          ?? decl.as(DeinitializerDeclSyntax.self)?.body)
+                }
                 continue
             }
             if !readsMembers, let variable = decl.as(VariableDeclSyntax.self) {
@@ -194,6 +219,7 @@ struct FactCollector {
     private mutating func method(_ name: String, labels: [String], isStatic: Bool, body: CodeBlockSyntax?,
                                  node: some SyntaxProtocol, depth: Int) -> MethodFacts {
         if let blanked, let body, let close = blanked.bodies[body.leftBrace.positionAfterSkippingLeadingTrivia.utf8Offset] {
+            found(body)
             return MethodFacts(name: name, labels: labels, isStatic: isStatic, location: location(node), actions: [],
                                deferred: DeferredBody(text: blanked, open: body.leftBrace.positionAfterSkippingLeadingTrivia.utf8Offset,
                                                       close: close, path: path, lines: lines, depth: depth + 1))

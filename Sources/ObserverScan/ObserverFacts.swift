@@ -198,7 +198,8 @@ final class DeferredBody: Sendable, Hashable {
             case .node(let node):
                 walker.walk(node, depth: depth)
             case .text(let text, let open, let close):
-                if let block = text.block(open: open, close: close) {
+                if let (block, shift) = text.block(open: open, close: close) {
+                    walker = BodyWalker(path: path, lines: lines.shifted(by: shift))
                     walker.walk(Syntax(block), depth: depth)
                 } else {
                     unparsed = true
@@ -225,23 +226,20 @@ final class BlankedText: Sendable {
         self.bodies = Dictionary(bodies.map { ($0.lowerBound - 1, $0.upperBound) }, uniquingKeysWith: { first, _ in first })
     }
 
-    /// The body from `{` at `open` to `}` at `close`, parsed alone at its own offsets: the text
-    /// before it blank but for `func f()` before the brace (a body always has at least that much
-    /// text before it), so that it parses as a function's, walked as the function's own. Nil when
-    /// it does not parse, or not as that one body.
-    func block(open: Int, close: Int) -> CodeBlockSyntax? {
+    /// The body from `{` at `open` to `}` at `close`, parsed alone behind `func f()`, so that it
+    /// parses as a function's and is walked as the function's own, with how far its offsets are
+    /// from the file's. Nil when it does not parse, or not as that one body.
+    func block(open: Int, close: Int) -> (block: CodeBlockSyntax, shift: Int)? {
         let signature = Array("func f()".utf8)
-        guard open >= signature.count, open < close, close < source.count else { return nil }
-        var text = [UInt8](repeating: 0x20, count: open - signature.count)
-        text += signature
-        text += source[open...close]
+        guard open < close, close < source.count else { return nil }
+        let text = signature + source[open...close]
         let tree = text.withUnsafeBufferPointer { Parser.parse(source: $0, maximumNestingLevel: ObserverScan.maximumNestingLevel) }
         guard !tree.hasError, tree.statements.count == 1,
               let block = tree.statements.first?.item.as(FunctionDeclSyntax.self)?.body,
-              block.leftBrace.positionAfterSkippingLeadingTrivia.utf8Offset == open,
-              block.rightBrace.positionAfterSkippingLeadingTrivia.utf8Offset == close
+              block.leftBrace.positionAfterSkippingLeadingTrivia.utf8Offset == signature.count,
+              block.rightBrace.positionAfterSkippingLeadingTrivia.utf8Offset == signature.count + close - open
         else { return nil }
-        return block
+        return (block, open - signature.count)
     }
 }
 

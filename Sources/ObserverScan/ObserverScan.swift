@@ -302,47 +302,16 @@ public enum ObserverScan {
     static func readWithoutBodies(_ data: Data, path: String, lines: SourceLines, lineCount: Int) -> Parsed? {
         guard let (text, bodies) = data.withUnsafeBytes(BodyBlanker.blank) else { return nil }
         let tree = text.withUnsafeBufferPointer { Parser.parse(source: $0, maximumNestingLevel: maximumNestingLevel) }
-        guard !tree.hasError, bodiesAreExactly(bodies, in: tree) else { return nil }
+        guard !tree.hasError else { return nil }
         var collector = FactCollector(path: path, lines: lines, readsBodies: true,
                                       blanked: BlankedText(source: Array(data), bodies: bodies))
         collector.collect(tree)
+        // Each range blanked must be exactly a function's body in the tree read.
+        guard collector.foundEveryBlankedBody, bodies.count == collector.blanked?.bodies.count else { return nil }
         let warning = collector.truncated ? ScanWarning(path: path, text: ObserverScan.readInPart) : nil
         return Parsed(facts: collector.facts, lines: lineCount, warning: warning, outline: nil)
     }
 
-    /// Whether the bodies of the functions, initializers and deinitializers of `tree` that hold
-    /// nothing include each of `ranges` exactly (from after `{` to `}`).
-    static func bodiesAreExactly(_ ranges: [Range<Int>], in tree: SourceFileSyntax) -> Bool {
-        final class Bodies: SyntaxVisitor {
-            var expected: [Int: Int]
-            init(_ ranges: [Range<Int>]) {
-                expected = Dictionary(ranges.map { ($0.lowerBound, $0.upperBound) }, uniquingKeysWith: { first, _ in first })
-                super.init(viewMode: .sourceAccurate)
-            }
-            func found(_ body: CodeBlockSyntax?) {
-                guard let body, body.statements.isEmpty, body.rightBrace.presence == .present else { return }
-                let start = body.leftBrace.endPositionBeforeTrailingTrivia.utf8Offset
-                if expected[start] == body.rightBrace.positionAfterSkippingLeadingTrivia.utf8Offset {
-                    expected[start] = nil
-                }
-            }
-            override func visit(_ node: FunctionDeclSyntax) -> SyntaxVisitorContinueKind {
-                found(node.body)
-                return .visitChildren
-            }
-            override func visit(_ node: InitializerDeclSyntax) -> SyntaxVisitorContinueKind {
-                found(node.body)
-                return .visitChildren
-            }
-            override func visit(_ node: DeinitializerDeclSyntax) -> SyntaxVisitorContinueKind {
-                found(node.body)
-                return .visitChildren
-            }
-        }
-        let visitor = Bodies(ranges)
-        visitor.walk(tree)
-        return visitor.expected.isEmpty && ranges.count == Set(ranges.map(\.lowerBound)).count
-    }
 
     /// The facts of a parsed file, whole or in outline (then with its tree, to be read whole if
     /// needed). Read whole with its tree kept, bodies with no observer word wait (``DeferredBody``).

@@ -10,6 +10,15 @@ import SwiftSyntax
 struct SourceLines: Sendable {
     /// The offset of the first byte of each line; line 1 starts at 0.
     private let starts: [Int]
+    /// Added to every offset asked about: for a piece of the file parsed alone (``shifted(by:)``).
+    private var base = 0
+
+    /// The same lines, for offsets counted from `base` in the file (a body parsed alone).
+    func shifted(by base: Int) -> SourceLines {
+        var copy = self
+        copy.base += base
+        return copy
+    }
 
     init(_ bytes: UnsafeRawBufferPointer) {
         var starts = [0]
@@ -30,6 +39,7 @@ struct SourceLines: Sendable {
 
     /// The 1-based line of the byte at `offset`.
     func line(at offset: Int) -> Int {
+        let offset = offset + base
         // The last line start at or before `offset`.
         var low = 0, high = starts.count
         while high - low > 1 {

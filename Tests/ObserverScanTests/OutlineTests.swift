@@ -232,6 +232,7 @@ import TraceStore
         ("class A { func f() { let r = /}/ } }", false),
         ("class A { func f() { let s = \"\\(\" }", false),
         ("class A { func f() {", false),
+        ("class A { func `f", false),   // found by Scripts/fuzz.sh scan: the text ends in a backtick name
         ("struct S { let x = 1 }", true),
     ])
     func theBlankerReadsPastWhatHidesABrace(_ source: String, used: Bool) {
