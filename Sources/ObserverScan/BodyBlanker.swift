@@ -311,13 +311,15 @@ public func outlineWithoutBodiesDisagreement(_ source: Data) -> (used: Bool, dis
         return (false, nil)
     }
     let lines = source.withUnsafeBytes { SourceLines($0) }
-    guard let blanked = ObserverScan.readWithoutBodies(source, path: "outline.swift", lines: lines, lineCount: lineCount)
+    let holdsWords = source.withUnsafeBytes { containsAny($0, of: ObserverScan.observerWords) }
+    guard let blanked = ObserverScan.readWithoutBodies(source, path: "outline.swift", lines: lines, lineCount: lineCount,
+                                                       holdsWords: holdsWords)
     else { return (false, nil) }
     let tree = source.withUnsafeBytes { raw in
         Parser.parse(source: raw.bindMemory(to: UInt8.self), maximumNestingLevel: ObserverScan.maximumNestingLevel)
     }
     guard !tree.hasError else { return (true, nil) }
-    var collector = FactCollector(path: "outline.swift", lines: lines, readsBodies: true)
+    var collector = FactCollector(path: "outline.swift", lines: lines, readsBodies: true, holdsObserverWords: holdsWords)
     collector.collect(tree)
     let whole = collector.facts
     guard let facts = blanked.facts else { return (true, "no facts from the blanked text") }

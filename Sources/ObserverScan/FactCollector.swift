@@ -44,11 +44,16 @@ struct FactCollector {
         }
     }
 
+    /// Whether the file holds one of ``ObserverScan/observerWords``: without them, a computed
+    /// property's getter cannot register (the only reason it is walked) and is not.
+    let holdsObserverWords: Bool
+
     init(path: String, lines: SourceLines, readsBodies: Bool = true, deferringWith source: [UInt8]? = nil,
-         blanked: BlankedText? = nil) {
+         blanked: BlankedText? = nil, holdsObserverWords: Bool = true) {
         self.path = path
         self.lines = lines
         self.readsBodies = readsBodies
+        self.holdsObserverWords = holdsObserverWords
         self.source = source
         self.blanked = blanked
         self.facts = FileFacts(path: path, readsBodies: readsBodies)
@@ -195,7 +200,7 @@ struct FactCollector {
                         initializers.append(contentsOf: walker.actions)
                     }
                     // A computed property's getter: calls in it are followed like a method's.
-                    if readsBodies, let accessors = binding.accessorBlock {
+                    if readsBodies, holdsObserverWords, let accessors = binding.accessorBlock {
                         var walker = BodyWalker(collector: self)
                         walker.walk(Syntax(accessors), depth: depth + 1)
                         truncated = truncated || walker.truncated

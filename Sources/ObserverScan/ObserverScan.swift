@@ -275,9 +275,10 @@ public enum ObserverScan {
             return Parsed(facts: nil, lines: lines, warning: ScanWarning(
                 path: path, text: "\(brackets) `[` in a row, more than the parser can take in reasonable time (\(maximumBracketRun)): skipped"))
         }
-        let whole = wholly || data.withUnsafeBytes { containsAny($0, of: observerWords) }
+        let holdsWords = data.withUnsafeBytes { containsAny($0, of: observerWords) }
+        let whole = wholly || holdsWords
         let lineTable = data.withUnsafeBytes { SourceLines($0) }
-        if !whole, let read = readWithoutBodies(data, path: path, lines: lineTable, lineCount: lines) {
+        if !whole, let read = readWithoutBodies(data, path: path, lines: lineTable, lineCount: lines, holdsWords: false) {
             return read
         }
         let tree = data.withUnsafeBytes { raw in
@@ -291,7 +292,7 @@ public enum ObserverScan {
         let keepsTree = keepsTree()
         let outline = Outline(path: path, tree: keepsTree ? tree : nil, source: keepsTree ? Array(data) : nil,
                               lines: lineTable, lineCount: lines)
-        return collect(outline, tree: tree, whole: whole)
+        return collect(outline, tree: tree, whole: whole, holdsWords: holdsWords)
     }
 
     /// A file with no observer word, read from its text with the bodies of its functions blanked
@@ -299,12 +300,12 @@ public enum ObserverScan {
     /// parsed one by one from the text when a lifecycle moment reaches them (``DeferredBody``),
     /// and its tree is not kept. Nil when the blanked text does not parse, or its bodies are not
     /// exactly the ranges blanked: then the file is parsed as it is.
-    static func readWithoutBodies(_ data: Data, path: String, lines: SourceLines, lineCount: Int) -> Parsed? {
+    static func readWithoutBodies(_ data: Data, path: String, lines: SourceLines, lineCount: Int, holdsWords: Bool) -> Parsed? {
         guard let (text, bodies) = data.withUnsafeBytes(BodyBlanker.blank) else { return nil }
         let tree = text.withUnsafeBufferPointer { Parser.parse(source: $0, maximumNestingLevel: maximumNestingLevel) }
         guard !tree.hasError else { return nil }
         var collector = FactCollector(path: path, lines: lines, readsBodies: true,
-                                      blanked: BlankedText(source: Array(data), bodies: bodies))
+                                      blanked: BlankedText(source: Array(data), bodies: bodies), holdsObserverWords: holdsWords)
         collector.collect(tree)
         // Each range blanked must be exactly a function's body in the tree read.
         guard collector.foundEveryBlankedBody, bodies.count == collector.blanked?.bodies.count else { return nil }
@@ -315,10 +316,11 @@ public enum ObserverScan {
 
     /// The facts of a parsed file, whole or in outline (then with its tree, to be read whole if
     /// needed). Read whole with its tree kept, bodies with no observer word wait (``DeferredBody``).
-    private static func collect(_ outline: Outline, tree: SourceFileSyntax, whole: Bool) -> Parsed {
+    private static func collect(_ outline: Outline, tree: SourceFileSyntax, whole: Bool, holdsWords: Bool) -> Parsed {
         let path = outline.path
         var collector = FactCollector(path: path, lines: outline.lines, readsBodies: whole,
-                                      deferringWith: whole && outline.tree != nil ? outline.source : nil)
+                                      deferringWith: whole && outline.tree != nil ? outline.source : nil,
+                                      holdsObserverWords: holdsWords)
         collector.collect(tree)
         let warning = collector.truncated
             ? ScanWarning(path: path, text: ObserverScan.readInPart) : nil
@@ -330,7 +332,8 @@ public enum ObserverScan {
 
     /// A file read in outline, read again whole.
     static func readWhole(_ outline: Outline) -> Parsed {
-        if let tree = outline.tree { return collect(outline, tree: tree, whole: true) }
+        // An outline is of a file with no observer word.
+        if let tree = outline.tree { return collect(outline, tree: tree, whole: true, holdsWords: false) }
         guard let file = outline.file, let data = FileManager.default.contents(atPath: file) else {
             return Parsed(facts: nil, lines: outline.lineCount,
                           warning: ScanWarning(path: outline.path, text: "cannot be read again: skipped"))
