@@ -117,11 +117,21 @@ struct FactCollector {
         } else if readsBodies, node.is(FunctionDeclSyntax.self) || node.is(CodeBlockItemSyntax.self)
                     || node.kind == .expressionStmt || node.is(ExprSyntax.self) {
             // Free functions and top-level code: a registration there has no type to model.
-            if blanked != nil { found(node.as(FunctionDeclSyntax.self)?.body) }
             var loose = BodyWalker(collector: self)
             loose.walk(node, depth: depth)
             truncated = truncated || loose.truncated
             for case .register(let registration) in loose.actions { facts.looseRegistrations.append(registration.location) }
+            // A free function's blanked body, parsed now from the text, to be read as the rest is.
+            if let blanked, let body = node.as(FunctionDeclSyntax.self)?.body,
+               let close = blanked.bodies[body.leftBrace.positionAfterSkippingLeadingTrivia.utf8Offset] {
+                found(body)
+                guard let (block, shift) = blanked.block(open: body.leftBrace.positionAfterSkippingLeadingTrivia.utf8Offset,
+                                                         close: close) else { return }
+                var inside = BodyWalker(path: path, lines: lines.shifted(by: shift))
+                inside.walk(Syntax(block), depth: depth + 1)
+                truncated = truncated || inside.truncated
+                for case .register(let registration) in inside.actions { facts.looseRegistrations.append(registration.location) }
+            }
         }
     }
 
