@@ -28,9 +28,12 @@ extension Bus {
             return 0
         }
         let senderRef = sender.map(ObjectRef.init)
+        // The first observer's owner, when it is admitted with the post: loaded under the
+        // lock, released after the lock is (its deinit may call the bus), once its handler ran.
+        var firstOwner: AnyObject?
         // The snapshot and the `posted` event are taken together, so that the trace
         // orders the post exactly where its set of observers was decided.
-        let (typed, wildcards, postID, sweepDue) = withSession { table, session in
+        let (typed, wildcards, postID, sweepDue, first) = withSession { table, session in
             if named == nil && table.list(for: ObjectIdentifier(M.self)) == nil {
                 // First sight of the type on this bus: its name is checked against the session's.
                 _ = table.addList(for: ObjectIdentifier(M.self), name: registeredName(of: M.self, in: &session))
@@ -42,13 +45,78 @@ extension Bus {
             let postID = session.takePostID()
             session.emit(.posted(post: postID, message: message, sender: senderID, parent: parent,
                                  origin: origin ?? (parent == nil ? .app : .reaction)), to: output)
-            return (typed, wildcards, postID, senderRef != nil && session.owners.sweepDue)
+            let sweepDue = senderRef != nil && session.owners.sweepDue
+            // A sweep records its releases before the first delivery: that observer waits its turn.
+            let first = sweepDue ? FirstTurn.open
+                : admitFirst(of: typed, wildcards, sender: sender, post: postID, owner: &firstOwner,
+                             table: &table, session: &session)
+            return (typed, wildcards, postID, sweepDue, first)
         }
         if sweepDue { sweepOwners() }
         CurrentPost.with(bus: self, post: postID) {
-            merged(typed, wildcards) { deliver(message, to: $0, sender: sender, post: postID) }
+            var first = first
+            merged(typed, wildcards) { observer in
+                guard first == .open else {
+                    // The first observer, admitted (or not) with the post.
+                    if first == .call { call(message, observer, owner: firstOwner) }
+                    firstOwner = nil
+                    first = .open
+                    return
+                }
+                deliver(message, to: observer, sender: sender, post: postID)
+            }
         }
         return postID
+    }
+
+    /// What a recorded post decided, in its own critical section, for its first observer.
+    enum FirstTurn {
+        /// Nothing: it is admitted at its turn, as the others are.
+        case open
+        /// Admitted, its delivery recorded: call it.
+        case call
+        /// Not to be called: removed already, or skipped or trapped, and recorded so.
+        case pass
+    }
+
+    /// Admits the first observer of a recorded post in the post's own critical section, just
+    /// after its `posted` event, when it is a posting-thread observer that hears `sender`: as
+    /// ``admit(_:post:owner:)`` would at its turn, without taking the locks again.
+    ///
+    /// Nothing runs on the posting thread between the snapshot and the first delivery, so the
+    /// outcome is one the post could have had at its turn: a removal on another thread is
+    /// ordered either before the post (and not in the snapshot) or after this delivery. Later
+    /// observers wait for their turn: an earlier handler may remove them.
+    /// `owner` receives the owner, loaded once, for the caller to keep alive through the call
+    /// and release after unlocking.
+    @inline(__always)
+    private func admitFirst(of typed: [Observer?], _ wildcards: [Observer?], sender: AnyObject?, post: UInt64,
+                            owner: inout AnyObject?, table: inout ObserverTable, session: inout SessionState) -> FirstTurn {
+        guard let first = firstObserver(typed, wildcards) else { return .open }
+        return first._withUnsafeGuaranteedRef { observer in
+            guard observer.dispatch == .postingThread, observer.accepts(sender: sender) else { return .open }
+            guard observer.isActive.load(ordering: .relaxed) else { return .pass }
+            if observer.ownerID != nil { owner = observer.owner }
+            return admit(observer, ownerAlive: owner != nil || observer.ownerID == nil, post: post,
+                         table: &table, session: &session) ? .call : .pass
+        }
+    }
+
+    /// The observer ``merged(_:_:_:)`` calls first, without retaining it (see ``forEach(in:_:)``).
+    @inline(__always)
+    private func firstObserver(_ typed: [Observer?], _ wildcards: [Observer?]) -> Unmanaged<Observer>? {
+        var first: Unmanaged<Observer>?
+        for index in typed.indices {
+            if let observer = typed[index].map(Unmanaged.passUnretained) { first = observer; break }
+        }
+        for index in wildcards.indices {
+            guard let wildcard = wildcards[index].map(Unmanaged.passUnretained) else { continue }
+            if let typed = first,
+               typed._withUnsafeGuaranteedRef({ $0.id }) < wildcard._withUnsafeGuaranteedRef({ $0.id }) { break }
+            first = wildcard
+            break
+        }
+        return first
     }
 
     /// Calls `body` with each observer of `snapshot`, in order, without retaining it.
@@ -98,6 +166,13 @@ extension Bus {
         // after any lock is, so that its deinit never runs under the bus's lock.
         var owner: AnyObject?
         guard admit(observer, post: post, owner: &owner) else { return }
+        call(message, observer, owner: owner)
+    }
+
+    /// Calls a posting-thread observer's handler, admitted for `message`'s post; `owner` is its owner, loaded
+    /// when it was admitted.
+    @inline(__always)
+    private func call<M: BusMessage>(_ message: M, _ observer: Observer, owner: AnyObject?) {
         if observer.typeKey == nil {
             unsafeDowncast(observer, to: WildcardObserver.self).handler(message)
         } else {
