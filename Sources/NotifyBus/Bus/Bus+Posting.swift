@@ -20,7 +20,8 @@ extension Bus {
     @discardableResult
     package func post<M: BusMessage>(_ message: M, sender: AnyObject?, origin: PostOrigin?) -> UInt64 {
         let named = M.self == NamedMessage.self ? message.messageName : nil
-        guard let output else {
+        // `self.output` below, not a binding of it: the bus holds it, and a binding retained it.
+        guard output != nil else {
             let (typed, wildcards) = state.withLock { table in
                 (table.items(for: M.self, named: named), table.wildcardItems)
             }

@@ -113,7 +113,14 @@ struct SessionState {
     /// or destroyed for them.
     @inline(__always)
     mutating func emit(_ kind: @autoclosure () -> TraceEvent.Kind, to output: TraceOutput?) {
-        guard let output else { return }
+        // Not retained: the caller holds `output` (its bus's, a `let`) through the call, and
+        // retaining it here was an atomic increment and decrement per event.
+        guard let output = output.map(Unmanaged.passUnretained) else { return }
+        output._withUnsafeGuaranteedRef { emit(kind(), to: $0) }
+    }
+
+    @inline(__always)
+    private mutating func emit(_ kind: @autoclosure () -> TraceEvent.Kind, to output: TraceOutput) {
         seq += 1
         let seq = self.seq, time = output.now()
         guard output.isDirect else {
