@@ -76,7 +76,7 @@ extension Bus {
         case open
         /// Admitted, its delivery recorded: call it.
         case call
-        /// Not to be called: removed already, or skipped or trapped, and recorded so.
+        /// Not to be called: skipped or trapped, and recorded so.
         case pass
     }
 
@@ -96,7 +96,7 @@ extension Bus {
         guard let first = firstObserver(typed, wildcards) else { return .open }
         return first._withUnsafeGuaranteedRef { observer in
             guard observer.dispatch == .postingThread, observer.accepts(sender: sender) else { return .open }
-            guard observer.isActive.load(ordering: .relaxed) else { return .pass }
+            // Registered (`isActive`): the snapshot was taken in this critical section.
             if observer.ownerID != nil { owner = observer.owner }
             return admit(observer, ownerAlive: owner != nil || observer.ownerID == nil, post: post,
                          table: &table, session: &session) ? .call : .pass
