@@ -57,14 +57,11 @@ extension Bus {
         CurrentPost.with(bus: self, post: postID) {
             var first = first
             merged(typed, wildcards) { observer in
-                guard first == .open else {
-                    // The first observer, admitted (or not) with the post.
-                    if first == .call { call(message, observer, owner: firstOwner) }
-                    firstOwner = nil
-                    first = .open
-                    return
-                }
-                deliver(message, to: observer, sender: sender, post: postID)
+                if first == .open { return deliver(message, to: observer, sender: sender, post: postID) }
+                // The first observer, admitted (or not) with the post; its owner goes after the call.
+                let owner = firstOwner.take()
+                if first == .call { call(message, observer, owner: owner) }
+                first = .open
             }
         }
         return postID
