@@ -29,6 +29,7 @@ extension Bus {
             return 0
         }
         let senderRef = sender.map(ObjectRef.init)
+        let frames = CurrentPost.top
         // The first observer's owner, when it is admitted with the post: loaded under the
         // lock, released after the lock is (its deinit may call the bus), once its handler ran.
         var firstOwner: AnyObject?
@@ -42,7 +43,7 @@ extension Bus {
             let typed = table.items(for: M.self, named: named)
             let wildcards = table.wildcardItems
             let senderID = senderRef.map { session.registerOwner($0.object, output: output) }
-            let parent = CurrentPost.value(for: self)
+            let parent = CurrentPost.value(for: self, in: frames)
             let postID = session.takePostID()
             session.emit(.posted(post: postID, message: message, sender: senderID, parent: parent,
                                  origin: origin ?? (parent == nil ? .app : .reaction)), to: output)
@@ -54,7 +55,7 @@ extension Bus {
             return (typed, wildcards, postID, sweepDue, first)
         }
         if sweepDue { sweepOwners() }
-        CurrentPost.with(bus: self, post: postID) {
+        CurrentPost.with(bus: self, post: postID, in: frames) {
             var first = first
             merged(typed, wildcards) { observer in
                 if first == .open { return deliver(message, to: observer, sender: sender, post: postID) }

@@ -22,8 +22,8 @@ enum CurrentPost {
         let previous: UnsafeMutableRawPointer?
     }
 
-    /// A thread's top: the innermost frame, `nil` outside any delivery.
-    private typealias Top = UnsafeMutablePointer<UnsafeMutableRawPointer?>
+    /// A thread's top: the innermost frame, `nil` outside any delivery. Used on its thread only.
+    typealias Top = UnsafeMutablePointer<UnsafeMutableRawPointer?>
 
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
@@ -39,9 +39,10 @@ enum CurrentPost {
         pthread_getspecific(key)?.assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
     }
 
-    /// This thread's top, made on first use.
+    /// This thread's top, made on first use: for a bus's post, which reads its parent and pushes its
+    /// frame with one thread-local lookup.
     @inline(__always)
-    private static var top: Top {
+    static var top: Top {
         if let top = existingTop { return top }
         return makeTop()
     }
@@ -57,8 +58,15 @@ enum CurrentPost {
     /// The post of `bus`'s session being delivered on this thread, if any. A session's
     /// identity is stable while it delivers: its bus holds it for the whole frame.
     static func value(for bus: Bus) -> UInt64? {
+        guard let top = existingTop else { return nil }
+        return value(for: bus, in: top)
+    }
+
+    /// ``value(for:)``, with this thread's top.
+    @inline(__always)
+    static func value(for bus: Bus, in top: Top) -> UInt64? {
         let id = UnsafeRawPointer(Unmanaged.passUnretained(bus.session).toOpaque())
-        var pointer = existingTop?.pointee
+        var pointer = top.pointee
         while let frame = pointer?.assumingMemoryBound(to: Frame.self) {
             if frame.pointee.bus == id { return frame.pointee.post }
             pointer = frame.pointee.previous
@@ -72,7 +80,12 @@ enum CurrentPost {
     }
 
     static func with(bus: Bus, post: UInt64, _ body: () -> Void) {
-        let top = self.top
+        with(bus: bus, post: post, in: top, body)
+    }
+
+    /// ``with(bus:post:_:)``, with this thread's top.
+    @inline(__always)
+    static func with(bus: Bus, post: UInt64, in top: Top, _ body: () -> Void) {
         let previous = top.pointee
         var frame = Frame(bus: UnsafeRawPointer(Unmanaged.passUnretained(bus.session).toOpaque()), post: post,
                           previous: previous)
