@@ -25,7 +25,7 @@ extension Bus {
             let (typed, wildcards) = state.withLock { table in
                 (table.items(for: M.self, named: named), table.wildcardItems)
             }
-            merged(typed, wildcards) { deliver(message, to: $0, sender: sender, post: 0) }
+            merged(typed, wildcards) { deliver(message, to: $0, sender: sender, post: 0, recorded: false) }
             return 0
         }
         let senderRef = sender.map(ObjectRef.init)
@@ -58,7 +58,9 @@ extension Bus {
         CurrentPost.with(bus: self, post: postID, in: frames) {
             var first = first
             merged(typed, wildcards) { observer in
-                if first == .open { return deliver(message, to: observer, sender: sender, post: postID) }
+                if first == .open {
+                    return deliver(message, to: observer, sender: sender, post: postID, recorded: true)
+                }
                 // The first observer, admitted (or not) with the post; its owner goes after the call.
                 let owner = firstOwner.take()
                 if first == .call { call(message, observer, owner: owner) }
@@ -155,7 +157,9 @@ extension Bus {
     }
 
     @inline(__always)
-    private func deliver<M: BusMessage>(_ message: M, to observer: Observer, sender: AnyObject?, post: UInt64) {
+    /// `recorded`: whether the bus records, known where the post inlines this (its own `output` check).
+    private func deliver<M: BusMessage>(_ message: M, to observer: Observer, sender: AnyObject?, post: UInt64,
+                                        recorded: Bool) {
         guard observer.accepts(sender: sender) else { return }
         if observer.dispatch != .postingThread {
             deliverElsewhere(message, to: unsafeDowncast(observer, to: TypedObserver<M>.self), post: post)
@@ -164,7 +168,7 @@ extension Bus {
         // Loaded once: keeps the owner alive through the call, and is released
         // after any lock is, so that its deinit never runs under the bus's lock.
         var owner: AnyObject?
-        guard admit(observer, post: post, owner: &owner) else { return }
+        guard admit(observer, post: post, recorded: recorded, owner: &owner) else { return }
         call(message, observer, owner: owner)
     }
 
@@ -183,21 +187,47 @@ extension Bus {
     /// `owner` receives the owner, loaded once, for the caller to keep alive through the call.
     @inline(__always)
     func admit(_ observer: Observer, post: UInt64, owner: inout AnyObject?) -> Bool {
-        if output != nil {
-            // Checked and recorded under the lock, so that a removal on another
-            // thread is either before this delivery in the trace or not applied to it.
-            return withSession { table, session in
-                guard observer.isActive.load(ordering: .relaxed) else { return false }
-                if observer.ownerID != nil { owner = observer.owner }
-                return admit(observer, ownerAlive: owner != nil || observer.ownerID == nil, post: post,
-                             table: &table, session: &session)
-            }
+        admit(observer, post: post, recorded: output != nil, owner: &owner)
+    }
+
+    /// ``admit(_:post:owner:)``, `recorded` saying whether the bus records.
+    @inline(__always)
+    private func admit(_ observer: Observer, post: UInt64, recorded: Bool, owner: inout AnyObject?) -> Bool {
+        if recorded {
+            let admission = admitRecorded(observer, post: post)
+            owner = admission.owner
+            return admission.admitted
         }
         guard observer.isActive.load(ordering: .acquiring) else { return false }
         guard observer.ownerID != nil else { return true }
         owner = observer.owner
         if owner != nil { return true }
-        return withSession { table, session in
+        return admitOwnerGone(observer, post: post)
+    }
+
+    // The two below take the lock; out of line, so that the loop of a post that does not record
+    // stays small (inlined, they made each of its deliveries set up a larger frame: ~12 instructions).
+
+    /// ``admit(_:post:owner:)`` on a recording bus. (The owner returned, not written through an
+    /// `inout`: that kept the caller's in memory rather than in a register, in every delivery.)
+    @inline(never)
+    private func admitRecorded(_ observer: Observer, post: UInt64) -> (admitted: Bool, owner: AnyObject?) {
+        // Checked and recorded under the lock, so that a removal on another
+        // thread is either before this delivery in the trace or not applied to it.
+        var owner: AnyObject?
+        let admitted = withSession { table, session in
+            guard observer.isActive.load(ordering: .relaxed) else { return false }
+            if observer.ownerID != nil { owner = observer.owner }
+            return admit(observer, ownerAlive: owner != nil || observer.ownerID == nil, post: post,
+                         table: &table, session: &session)
+        }
+        return (admitted, owner)
+    }
+
+    /// ``admit(_:post:owner:)`` on a bus that does not record, for an observer whose owner is gone.
+    @inline(never)
+    private func admitOwnerGone(_ observer: Observer, post: UInt64) -> Bool {
+        withSession { table, session in
             observer.isActive.load(ordering: .relaxed)
                 && admit(observer, ownerAlive: false, post: post, table: &table, session: &session)
         }

@@ -15,9 +15,9 @@
 /// let ui = Bus(sink: recorder), model = Bus(sink: recorder)   // one log, numbered once
 /// ```
 ///
-/// Locking: a bus takes its own lock, then the session's; the session calls the sink
-/// under its lock (so the sink sees events one at a time, in `seq` order) and never
-/// calls a bus.
+/// Locking: a bus's observers are behind the session's mutex (one lock for both, and for
+/// every bus of the session); the session calls the sink under it (so the sink sees events
+/// one at a time, in `seq` order) and never calls a bus.
 public final class RecordingSession: Sendable {
     let state = Locked(SessionState())
 
