@@ -213,8 +213,8 @@ extension Bus {
     ///
     /// Not generic: the caller builds the `TypedObserver<M>`, where `M` is known, so that
     /// an add looks up no generic metadata at run time (~330 instructions when it did).
-    /// A bus that does not record adds an observer with neither owner nor sender under
-    /// its own lock alone; everything else also takes its session's.
+    /// A bus that does not record adds an observer with neither owner nor sender without
+    /// touching its session's state (but for a message type's first name check).
     private func add(
         type: ObjectIdentifier, messageType: any BusMessage.Type, named name: String?, sender: AnyObject?,
         owner: AnyObject?, kind: ObserverKind, capture: BlockCapture?, handlerName: String?, callSite: CallSite,
@@ -226,48 +226,46 @@ extension Bus {
         var ownerRef: ObjectRef?, senderRef: ObjectRef?
         if let owner { ownerRef = ObjectRef(object: owner) }
         if let sender { senderRef = ObjectRef(object: sender) }
-        let output = self.output, session = self.session
+        let output = self.output
         let local = output == nil && owner == nil && sender == nil && kind == .token && capture == nil
-        let (observer, sweepDue) = state.withLock { table -> (Observer, Bool) in
+        // One lock: the bus's is its session's.
+        let (observer, sweepDue) = withSession { table, session -> (Observer, Bool) in
             let list: ObserverList
             if let name {
                 list = table.list(named: name)
             } else if let known = table.list(for: type) {
                 list = known
             } else {
-                let name = session.state.withLock { registeredName(of: messageType, in: &$0) }
-                list = table.addList(for: type, name: name)
+                list = table.addList(for: type, name: registeredName(of: messageType, in: &session))
             }
             if local {
                 let observer = make(table.takeLocalObserverID(), list, nil)
                 table.insert(observer)
                 return (observer, false)
             }
-            return session.state.withLock { session -> (Observer, Bool) in
-                let id = output == nil ? table.takeLocalObserverID() : session.takeObserverID()
-                var ownerID: UInt64?, senderID: UInt64?
-                if let ownerRef { ownerID = session.registerOwner(ownerRef.object, output: output) }
-                if let senderRef { senderID = session.registerOwner(senderRef.object, output: output) }
-                var retainer: OwnerRetainer?
-                if let makeRetainer, let ownerID {
-                    let shared = table.retainers[ownerID] ?? makeRetainer()
-                    shared.count += 1
-                    table.retainers[ownerID] = shared
-                    retainer = shared
-                }
-                let ties: ObserverTies? = ownerRef == nil && senderRef == nil && kind == .token && capture == nil ? nil
-                    : ObserverTies(owner: ownerRef, ownerID: ownerID, sender: senderRef,
-                                   senderID: senderRef.map { ObjectIdentifier($0.object) }, kind: kind, capture: capture,
-                                   retainer: retainer)
-                // Consumed: passing a copy retained the owner again, on the runtime's slow path
-                // for an object that has weak references.
-                let observer = make(id, list, consume ties)
-                table.insert(observer)
-                session.emit(.observerAdded(observer: id, message: list.name, owner: ownerID, sender: senderID,
-                                            callSite: callSite, kind: kind, capture: capture, handler: handlerName),
-                             to: output)
-                return (observer, session.owners.sweepDue)
+            let id = output == nil ? table.takeLocalObserverID() : session.takeObserverID()
+            var ownerID: UInt64?, senderID: UInt64?
+            if let ownerRef { ownerID = session.registerOwner(ownerRef.object, output: output) }
+            if let senderRef { senderID = session.registerOwner(senderRef.object, output: output) }
+            var retainer: OwnerRetainer?
+            if let makeRetainer, let ownerID {
+                let shared = table.retainers[ownerID] ?? makeRetainer()
+                shared.count += 1
+                table.retainers[ownerID] = shared
+                retainer = shared
             }
+            let ties: ObserverTies? = ownerRef == nil && senderRef == nil && kind == .token && capture == nil ? nil
+                : ObserverTies(owner: ownerRef, ownerID: ownerID, sender: senderRef,
+                               senderID: senderRef.map { ObjectIdentifier($0.object) }, kind: kind, capture: capture,
+                               retainer: retainer)
+            // Consumed: passing a copy retained the owner again, on the runtime's slow path
+            // for an object that has weak references.
+            let observer = make(id, list, consume ties)
+            table.insert(observer)
+            session.emit(.observerAdded(observer: id, message: list.name, owner: ownerID, sender: senderID,
+                                        callSite: callSite, kind: kind, capture: capture, handler: handlerName),
+                         to: output)
+            return (observer, session.owners.sweepDue)
         }
         if sweepDue { sweepOwners() }
         return observer

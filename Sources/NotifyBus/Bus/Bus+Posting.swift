@@ -20,17 +20,22 @@ extension Bus {
     @discardableResult
     package func post<M: BusMessage>(_ message: M, sender: AnyObject?, origin: PostOrigin?) -> UInt64 {
         let named = M.self == NamedMessage.self ? message.messageName : nil
-        guard let output else {
+        // `self.output` below, not a binding of it: the bus holds it, and a binding retained it.
+        guard output != nil else {
             let (typed, wildcards) = state.withLock { table in
                 (table.items(for: M.self, named: named), table.wildcardItems)
             }
-            merged(typed, wildcards) { deliver(message, to: $0, sender: sender, post: 0) }
+            merged(typed, wildcards) { deliver(message, to: $0, sender: sender, post: 0, recorded: false) }
             return 0
         }
         let senderRef = sender.map(ObjectRef.init)
+        let frames = CurrentPost.top
+        // The first observer's owner, when it is admitted with the post: loaded under the
+        // lock, released after the lock is (its deinit may call the bus), once its handler ran.
+        var firstOwner: AnyObject?
         // The snapshot and the `posted` event are taken together, so that the trace
         // orders the post exactly where its set of observers was decided.
-        let (typed, wildcards, postID, sweepDue) = withSession { table, session in
+        let (typed, wildcards, postID, sweepDue, first) = withSession { table, session in
             if named == nil && table.list(for: ObjectIdentifier(M.self)) == nil {
                 // First sight of the type on this bus: its name is checked against the session's.
                 _ = table.addList(for: ObjectIdentifier(M.self), name: registeredName(of: M.self, in: &session))
@@ -38,17 +43,81 @@ extension Bus {
             let typed = table.items(for: M.self, named: named)
             let wildcards = table.wildcardItems
             let senderID = senderRef.map { session.registerOwner($0.object, output: output) }
-            let parent = CurrentPost.value(for: self)
+            let parent = CurrentPost.value(for: self, in: frames)
             let postID = session.takePostID()
             session.emit(.posted(post: postID, message: message, sender: senderID, parent: parent,
                                  origin: origin ?? (parent == nil ? .app : .reaction)), to: output)
-            return (typed, wildcards, postID, senderRef != nil && session.owners.sweepDue)
+            let sweepDue = senderRef != nil && session.owners.sweepDue
+            // A sweep records its releases before the first delivery: that observer waits its turn.
+            let first = sweepDue ? FirstTurn.open
+                : admitFirst(of: typed, wildcards, sender: sender, post: postID, owner: &firstOwner,
+                             table: &table, session: &session)
+            return (typed, wildcards, postID, sweepDue, first)
         }
         if sweepDue { sweepOwners() }
-        CurrentPost.with(bus: self, post: postID) {
-            merged(typed, wildcards) { deliver(message, to: $0, sender: sender, post: postID) }
+        CurrentPost.with(bus: self, post: postID, in: frames) {
+            var first = first
+            merged(typed, wildcards) { observer in
+                if first == .open {
+                    return deliver(message, to: observer, sender: sender, post: postID, recorded: true)
+                }
+                // The first observer, admitted (or not) with the post; its owner goes after the call.
+                let owner = firstOwner.take()
+                if first == .call { call(message, observer, owner: owner) }
+                first = .open
+            }
         }
         return postID
+    }
+
+    /// What a recorded post decided, in its own critical section, for its first observer.
+    enum FirstTurn {
+        /// Nothing: it is admitted at its turn, as the others are.
+        case open
+        /// Admitted, its delivery recorded: call it.
+        case call
+        /// Not to be called: skipped or trapped, and recorded so.
+        case pass
+    }
+
+    /// Admits the first observer of a recorded post in the post's own critical section, just
+    /// after its `posted` event, when it is a posting-thread observer that hears `sender`: as
+    /// ``admit(_:post:owner:)`` would at its turn, without taking the locks again.
+    ///
+    /// Nothing runs on the posting thread between the snapshot and the first delivery, so the
+    /// outcome is one the post could have had at its turn: a removal on another thread is
+    /// ordered either before the post (and not in the snapshot) or after this delivery. Later
+    /// observers wait for their turn: an earlier handler may remove them.
+    /// `owner` receives the owner, loaded once, for the caller to keep alive through the call
+    /// and release after unlocking.
+    @inline(__always)
+    private func admitFirst(of typed: [Observer?], _ wildcards: [Observer?], sender: AnyObject?, post: UInt64,
+                            owner: inout AnyObject?, table: inout ObserverTable, session: inout SessionState) -> FirstTurn {
+        guard let first = firstObserver(typed, wildcards) else { return .open }
+        return first._withUnsafeGuaranteedRef { observer in
+            guard observer.dispatch == .postingThread, observer.accepts(sender: sender) else { return .open }
+            // Registered (`isActive`): the snapshot was taken in this critical section.
+            if observer.ownerID != nil { owner = observer.owner }
+            return admit(observer, ownerAlive: owner != nil || observer.ownerID == nil, post: post,
+                         table: &table, session: &session) ? .call : .pass
+        }
+    }
+
+    /// The observer ``merged(_:_:_:)`` calls first, without retaining it (see ``forEach(in:_:)``).
+    @inline(__always)
+    private func firstObserver(_ typed: [Observer?], _ wildcards: [Observer?]) -> Unmanaged<Observer>? {
+        var first: Unmanaged<Observer>?
+        for index in typed.indices {
+            if let observer = typed[index].map(Unmanaged.passUnretained) { first = observer; break }
+        }
+        for index in wildcards.indices {
+            guard let wildcard = wildcards[index].map(Unmanaged.passUnretained) else { continue }
+            if let typed = first,
+               typed._withUnsafeGuaranteedRef({ $0.id }) < wildcard._withUnsafeGuaranteedRef({ $0.id }) { break }
+            first = wildcard
+            break
+        }
+        return first
     }
 
     /// Calls `body` with each observer of `snapshot`, in order, without retaining it.
@@ -88,7 +157,9 @@ extension Bus {
     }
 
     @inline(__always)
-    private func deliver<M: BusMessage>(_ message: M, to observer: Observer, sender: AnyObject?, post: UInt64) {
+    /// `recorded`: whether the bus records, known where the post inlines this (its own `output` check).
+    private func deliver<M: BusMessage>(_ message: M, to observer: Observer, sender: AnyObject?, post: UInt64,
+                                        recorded: Bool) {
         guard observer.accepts(sender: sender) else { return }
         if observer.dispatch != .postingThread {
             deliverElsewhere(message, to: unsafeDowncast(observer, to: TypedObserver<M>.self), post: post)
@@ -97,7 +168,14 @@ extension Bus {
         // Loaded once: keeps the owner alive through the call, and is released
         // after any lock is, so that its deinit never runs under the bus's lock.
         var owner: AnyObject?
-        guard admit(observer, post: post, owner: &owner) else { return }
+        guard admit(observer, post: post, recorded: recorded, owner: &owner) else { return }
+        call(message, observer, owner: owner)
+    }
+
+    /// Calls a posting-thread observer's handler, admitted for `message`'s post; `owner` is its owner, loaded
+    /// when it was admitted.
+    @inline(__always)
+    private func call<M: BusMessage>(_ message: M, _ observer: Observer, owner: AnyObject?) {
         if observer.typeKey == nil {
             unsafeDowncast(observer, to: WildcardObserver.self).handler(message)
         } else {
@@ -109,21 +187,47 @@ extension Bus {
     /// `owner` receives the owner, loaded once, for the caller to keep alive through the call.
     @inline(__always)
     func admit(_ observer: Observer, post: UInt64, owner: inout AnyObject?) -> Bool {
-        if output != nil {
-            // Checked and recorded under the lock, so that a removal on another
-            // thread is either before this delivery in the trace or not applied to it.
-            return withSession { table, session in
-                guard observer.isActive.load(ordering: .relaxed) else { return false }
-                if observer.ownerID != nil { owner = observer.owner }
-                return admit(observer, ownerAlive: owner != nil || observer.ownerID == nil, post: post,
-                             table: &table, session: &session)
-            }
+        admit(observer, post: post, recorded: output != nil, owner: &owner)
+    }
+
+    /// ``admit(_:post:owner:)``, `recorded` saying whether the bus records.
+    @inline(__always)
+    private func admit(_ observer: Observer, post: UInt64, recorded: Bool, owner: inout AnyObject?) -> Bool {
+        if recorded {
+            let admission = admitRecorded(observer, post: post)
+            owner = admission.owner
+            return admission.admitted
         }
         guard observer.isActive.load(ordering: .acquiring) else { return false }
         guard observer.ownerID != nil else { return true }
         owner = observer.owner
         if owner != nil { return true }
-        return withSession { table, session in
+        return admitOwnerGone(observer, post: post)
+    }
+
+    // The two below take the lock; out of line, so that the loop of a post that does not record
+    // stays small (inlined, they made each of its deliveries set up a larger frame: ~12 instructions).
+
+    /// ``admit(_:post:owner:)`` on a recording bus. (The owner returned, not written through an
+    /// `inout`: that kept the caller's in memory rather than in a register, in every delivery.)
+    @inline(never)
+    private func admitRecorded(_ observer: Observer, post: UInt64) -> (admitted: Bool, owner: AnyObject?) {
+        // Checked and recorded under the lock, so that a removal on another
+        // thread is either before this delivery in the trace or not applied to it.
+        var owner: AnyObject?
+        let admitted = withSession { table, session in
+            guard observer.isActive.load(ordering: .relaxed) else { return false }
+            if observer.ownerID != nil { owner = observer.owner }
+            return admit(observer, ownerAlive: owner != nil || observer.ownerID == nil, post: post,
+                         table: &table, session: &session)
+        }
+        return (admitted, owner)
+    }
+
+    /// ``admit(_:post:owner:)`` on a bus that does not record, for an observer whose owner is gone.
+    @inline(never)
+    private func admitOwnerGone(_ observer: Observer, post: UInt64) -> Bool {
+        withSession { table, session in
             observer.isActive.load(ordering: .relaxed)
                 && admit(observer, ownerAlive: false, post: post, table: &table, session: &session)
         }

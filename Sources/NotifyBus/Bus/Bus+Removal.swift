@@ -109,14 +109,22 @@ extension Bus {
 
     /// Removes `observer`; a `strong` block's owner is released after the lock is.
     func removeObserver(_ observer: Observer, reason: RemovalReason, reportMissing: Bool, callSite: CallSite? = nil) {
-        guard let output else {
-            let released = state.withLock { table -> OwnerRetainer? in
-                guard observer.isActive.load(ordering: .relaxed) else { return nil }
-                return table.remove(observer)
-            }
-            _ = released
-            return
+        guard output == nil else {
+            return removeRecordedObserver(observer, reason: reason, reportMissing: reportMissing, callSite: callSite)
         }
+        let released = state.withLock { table -> OwnerRetainer? in
+            guard observer.isActive.load(ordering: .relaxed) else { return nil }
+            return table.remove(observer)
+        }
+        _ = released
+    }
+
+    /// ``removeObserver(_:reason:reportMissing:callSite:)`` on a recording bus: out of line, so that
+    /// a removal on a bus that does not record stays small enough to be inlined where it is called.
+    @inline(never)
+    private func removeRecordedObserver(_ observer: Observer, reason: RemovalReason, reportMissing: Bool,
+                                        callSite: CallSite?) {
+        let output = self.output
         let released = withSession { table, session -> OwnerRetainer? in
             guard observer.isActive.load(ordering: .relaxed) else {
                 if reportMissing {

@@ -29,7 +29,8 @@ import Synchronization
 /// bus.remove(token)
 /// ```
 public final class Bus: Sendable {
-    /// The observers, behind the bus's lock.
+    /// The observers, behind the bus's lock: its session's mutex, so that what a bus does
+    /// under both (`withSession(_:)`) takes one lock, not two.
     let state: Locked<ObserverTable>
     /// The authority over ids, owners, message names and `seq`: the sink's session, or a
     /// private one for a bus that does not record.
@@ -51,7 +52,7 @@ public final class Bus: Sendable {
         self.selectorSemantics = selectorSemantics
         let handle = BusHandle()
         self.handle = handle
-        state = Locked(ObserverTable(handle: handle))
+        state = Locked(ObserverTable(handle: handle), sharingLockOf: session.state)
         handle.bus = self
     }
 
@@ -69,7 +70,7 @@ public final class Bus: Sendable {
         self.selectorSemantics = selectorSemantics
         let handle = BusHandle()
         self.handle = handle
-        state = Locked(ObserverTable(handle: handle))
+        state = Locked(ObserverTable(handle: handle), sharingLockOf: session.state)
         handle.bus = self
     }
 
@@ -91,11 +92,14 @@ public final class Bus: Sendable {
     /// The number of registered observers.
     public var observerCount: Int { state.withLock { $0.count } }
 
-    /// Runs `body` with the bus's observers and its session's state: the bus's lock, then the session's.
+    /// Runs `body` with the bus's observers and its session's state, under their one mutex.
+    ///
+    /// The bus's lock is its session's (every bus recording into one sink shares it): code that
+    /// holds one must not take the other, and a sink, called under it, must not call a bus.
     @inline(__always)
     func withSession<Result>(_ body: (inout ObserverTable, inout SessionState) -> Result) -> Result {
-        let session = self.session
-        return state.withLock { table in session.state.withLock { body(&table, &$0) } }
+        // The session's state unretained: the bus holds its session (a `let`), which holds it (a `let`).
+        Unmanaged.passUnretained(session.state)._withUnsafeGuaranteedRef { state.withLock(sharedWith: $0, body) }
     }
 }
 

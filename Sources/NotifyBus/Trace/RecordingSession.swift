@@ -15,9 +15,9 @@
 /// let ui = Bus(sink: recorder), model = Bus(sink: recorder)   // one log, numbered once
 /// ```
 ///
-/// Locking: a bus takes its own lock, then the session's; the session calls the sink
-/// under its lock (so the sink sees events one at a time, in `seq` order) and never
-/// calls a bus.
+/// Locking: a bus's observers are behind the session's mutex (one lock for both, and for
+/// every bus of the session); the session calls the sink under it (so the sink sees events
+/// one at a time, in `seq` order) and never calls a bus.
 public final class RecordingSession: Sendable {
     let state = Locked(SessionState())
 
@@ -113,7 +113,14 @@ struct SessionState {
     /// or destroyed for them.
     @inline(__always)
     mutating func emit(_ kind: @autoclosure () -> TraceEvent.Kind, to output: TraceOutput?) {
-        guard let output else { return }
+        // Not retained: the caller holds `output` (its bus's, a `let`) through the call, and
+        // retaining it here was an atomic increment and decrement per event.
+        guard let output = output.map(Unmanaged.passUnretained) else { return }
+        output._withUnsafeGuaranteedRef { emit(kind(), to: $0) }
+    }
+
+    @inline(__always)
+    private mutating func emit(_ kind: @autoclosure () -> TraceEvent.Kind, to output: TraceOutput) {
         seq += 1
         let seq = self.seq, time = output.now()
         guard output.isDirect else {

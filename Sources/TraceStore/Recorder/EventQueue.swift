@@ -105,6 +105,11 @@ final class EventQueue: @unchecked Sendable {
     /// The `seq` of the last event appended.
     var lastSeq: UInt64 { session.withLockHeld { _ in producer.pointee.lastSeq } }
 
+    /// ``journal``, not retained: the queue holds it (a `let`) for its life, so it outlives every
+    /// append; retaining it for one was an atomic increment and decrement per event.
+    @inline(__always)
+    private var borrowedJournal: Unmanaged<EventJournal>? { journal.map(Unmanaged.passUnretained) }
+
     /// Appends `event`, taking the session's lock: for callers outside a bus.
     func append(_ event: TraceEvent) {
         session.withLockHeld { held in append(event, held: held) }
@@ -126,9 +131,10 @@ final class EventQueue: @unchecked Sendable {
     func appendDelivery(_ kind: DeliveryEventKind, seq: UInt64, time: UInt64, post: UInt64, observer: UInt64,
                         held: borrowing HeldSessionLock) {
         guard let published = reserve() else { return }
-        if let journal {
-            guard let end = journal.appendDelivery(kind, seq: seq, time: time, post: post, observer: observer,
-                                                   accepting: accepting)
+        if let journal = borrowedJournal {
+            guard let end = journal._withUnsafeGuaranteedRef({
+                $0.appendDelivery(kind, seq: seq, time: time, post: post, observer: observer, accepting: accepting)
+            })
             else { return }
             journalEnds[producer.pointee.index] = end
         }
@@ -148,9 +154,11 @@ final class EventQueue: @unchecked Sendable {
     func appendPost(seq: UInt64, time: UInt64, post: UInt64, message: consuming any BusMessage, sender: UInt64?,
                     parent: UInt64?, origin: PostOrigin, held: borrowing HeldSessionLock) {
         guard let published = reserve() else { return }
-        if let journal {
-            guard let end = journal.appendPost(seq: seq, time: time, post: post, message: message, sender: sender,
-                                               parent: parent, origin: origin, accepting: accepting)
+        if let journal = borrowedJournal {
+            guard let end = journal._withUnsafeGuaranteedRef({
+                $0.appendPost(seq: seq, time: time, post: post, message: message, sender: sender, parent: parent,
+                              origin: origin, accepting: accepting)
+            })
             else { return }
             journalEnds[producer.pointee.index] = end
         }
