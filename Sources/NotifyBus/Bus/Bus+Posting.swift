@@ -45,8 +45,8 @@ extension Bus {
             let senderID = senderRef.map { session.registerOwner($0.object, output: output) }
             let parent = CurrentPost.value(for: self, in: frames)
             let postID = session.takePostID()
-            session.emit(.posted(post: postID, message: message, sender: senderID, parent: parent,
-                                 origin: origin ?? (parent == nil ? .app : .reaction)), to: output)
+            session.emitPost(postID, message: message, sender: senderID, parent: parent,
+                             origin: origin ?? (parent == nil ? .app : .reaction), to: output)
             let sweepDue = senderRef != nil && session.owners.sweepDue
             // A sweep records its releases before the first delivery: that observer waits its turn.
             let first = sweepDue ? FirstTurn.open

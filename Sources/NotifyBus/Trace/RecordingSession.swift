@@ -143,6 +143,26 @@ struct SessionState {
         }
     }
 
+    /// ``emit(_:to:)`` for a bus's post of `message`: boxed once, straight into the direct sink's call,
+    /// where the general path built a ``TraceEvent/Kind`` around it and copied it out again.
+    @inline(__always)
+    mutating func emitPost<M: BusMessage>(_ post: UInt64, message: M, sender: UInt64?, parent: UInt64?,
+                                          origin: PostOrigin, to output: TraceOutput?) {
+        // Not retained, as in `emit(_:to:)`.
+        guard let output = output.map(Unmanaged.passUnretained) else { return }
+        output._withUnsafeGuaranteedRef { output in
+            seq += 1
+            let seq = self.seq, time = output.now()
+            guard output.isDirect else {
+                output.sink.record(TraceEvent(seq: seq, time: time, kind: .posted(post: post, message: message, sender: sender,
+                                                                                  parent: parent, origin: origin)))
+                return
+            }
+            output.direct.recordPost(seq: seq, time: time, post: post, message: message, sender: sender, parent: parent,
+                                     origin: origin, held: HeldSessionLock())
+        }
+    }
+
     mutating func takeObserverID() -> UInt64 {
         defer { nextObserverID += 1 }
         return nextObserverID
