@@ -13,14 +13,27 @@ private struct NameEmpty: BusMessage { static let name = "" }
 /// Longer than the journal keeps, in two-byte characters after one ASCII letter, so that the cut (at
 /// an even byte count) falls inside a character and has to step back to its start.
 private struct NameTooLong: BusMessage { static let name = "a" + String(repeating: "é", count: 5_000) + "x" }
+/// A message that is a class, posted as itself and as its subclass: a record carries the dynamic type's name.
+private class ClassMessage: BusMessage, @unchecked Sendable {
+    // @unchecked: no stored properties.
+    init() {}
+}
+private final class SubclassMessage: ClassMessage, @unchecked Sendable {}
 
 /// The journal's direct writers (`appendDelivery`, `appendPost`) against its general encoder: the same
 /// records, byte for byte, so that recovery reads what the posting thread wrote the fast way.
 @Suite struct EventJournalTests {
-    private static let messages: [any BusMessage] = [
-        NameLength3(), NameLength4(), NameLength12(), NameLength13(), NameEmpty(), NameTooLong(), Tick(n: 1),
-        NamedMessage(name: "custom.name"), NameLength3(),
-    ]
+    private static let messages: [any BusMessage] = {
+        // A subclass's instance in an existential made from its superclass's static type: the type the
+        // existential holds is not the one whose name the record carries.
+        let subclass: ClassMessage = SubclassMessage()
+        // Structs, repeated and not (a post record takes a repeated struct's name from a cache), classes.
+        return [
+            NameLength3(), NameLength4(), NameLength12(), NameLength13(), NameEmpty(), NameTooLong(), Tick(n: 1),
+            NamedMessage(name: "custom.name"), NameLength3(), ClassMessage(), subclass, subclass, ClassMessage(),
+            Tick(n: 2), Tick(n: 3), SubclassMessage(), NameLength3(),
+        ]
+    }()
 
     /// Every event the direct writers take, with and without the optional fields.
     private static func events() -> [TraceEvent] {

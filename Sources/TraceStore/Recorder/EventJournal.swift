@@ -60,6 +60,9 @@ final class EventJournal: @unchecked Sendable {
     /// The last typed message's name, and the others seen: `BusMessage.name` builds a string per call.
     private var lastMessageType: ObjectIdentifier?
     private var lastMessageName = ""
+    /// Whether the last typed message's type is a struct or an enum: its values' dynamic type is then
+    /// the type the existential holds, read without the runtime's dynamic-type lookup.
+    private var lastMessageIsValue = false
     private var messageNames: [ObjectIdentifier: String] = [:]
     /// The last typed message's name as a record stores it, in whole words: its length (4 bytes), its
     /// UTF-8 cut to ``longestString``, zeros.
@@ -195,17 +198,21 @@ final class EventJournal: @unchecked Sendable {
     /// Writes the record of a post straight into the ring, as ``append(_:accepting:)`` would, word by
     /// word with the checksum computed on the way; the name's words come from a cache kept per type.
     @inline(__always)
-    func appendPost(seq: UInt64, time: UInt64, post: UInt64, message: borrowing any BusMessage, sender: UInt64?,
+    func appendPost(seq: UInt64, time: UInt64, post: UInt64, message: any BusMessage, sender: UInt64?,
                     parent: UInt64?, origin: PostOrigin, accepting: borrowing Atomic<Bool>) -> UInt64? {
-        let messageType = type(of: message)
-        if messageType == NamedMessage.self {
-            // Its name is in the value: the general path.
-            return append(TraceEvent(seq: seq, time: time, kind: .posted(post: post, message: copy message, sender: sender,
-                                                                          parent: parent, origin: origin)),
-                          accepting: accepting)
+        // The same struct or enum as the last post's: its name's words are cached. (A class's instances
+        // may be of a subclass, whose name the record carries: for it, the dynamic type.)
+        if !lastMessageIsValue || ObjectIdentifier(Self.heldType(of: message)) != lastMessageType {
+            let messageType = type(of: message)
+            if messageType == NamedMessage.self {
+                // Its name is in the value: the general path.
+                return append(TraceEvent(seq: seq, time: time, kind: .posted(post: post, message: copy message,
+                                                                              sender: sender, parent: parent, origin: origin)),
+                              accepting: accepting)
+            }
+            let key = ObjectIdentifier(messageType)
+            if key != lastMessageType { cacheName(of: messageType, key: key) }
         }
-        let key = ObjectIdentifier(messageType)
-        if key != lastMessageType { cacheName(of: messageType, key: key) }
         // Header (2 words), seq, time, tag, post, the optionals, the name; an even number of words (16 bytes).
         var tag = UInt64(EventKind.posted.rawValue) | UInt64(Self.code(origin)) << 8
         var words = 6 + lastNameWordCount
@@ -235,6 +242,10 @@ final class EventJournal: @unchecked Sendable {
         position &+= UInt64(length)
         return position
     }
+
+    /// The type an existential message holds, opened: for a struct or an enum, its dynamic type.
+    @inline(__always)
+    private static func heldType<M: BusMessage>(of message: M) -> any BusMessage.Type { M.self }
 
     /// Makes `messageType`'s name, cut to ``longestString`` as ``RecordBuilder/string(_:)`` cuts it, the last one.
     private func cacheName(of messageType: any BusMessage.Type, key: ObjectIdentifier) {
@@ -267,6 +278,7 @@ final class EventJournal: @unchecked Sendable {
         }
         lastMessageType = key
         lastMessageName = name
+        lastMessageIsValue = !(messageType is AnyObject.Type)
     }
 
     /// The ring address where `length` bytes go next, after a pad record if they do not fit before the
