@@ -85,6 +85,37 @@ private struct Freed {
         _ = (first, second)
     }
 
+    /// The first delivery is recorded straight after its post, in one critical section, and carries
+    /// the post's clock reading; every other event reads the clock again, so times never go back.
+    @Test func theFirstDeliveryCarriesThePostsTimeAndEveryOtherEventItsOwnReading() {
+        let readings = Atomic<UInt64>(0)
+        let sink = MemoryTraceSink()
+        let bus = Bus(sink: sink, clock: TraceClock { readings.add(1, ordering: .relaxed).newValue })
+        var owner: Owner? = Owner("gone")
+        let alive = Owner("alive")
+        let first = bus.observe(Ping.self, owner: alive) { _ in }
+        let second = bus.observe(Ping.self) { _ in }
+        bus.post(Ping(n: 1))
+        let gone = bus.observe(Pong.self, owner: owner) { _ in }
+        let next = bus.observe(Pong.self) { _ in }
+        owner = nil
+        bus.post(Pong(n: 1))
+        let events = sink.events
+        func time(_ prefix: String) -> UInt64? {
+            events.first { describe($0) == prefix }?.time
+        }
+        let ping = try! #require(time("post 1 Ping parent:- app"))
+        #expect(time("deliver 1->1") == ping)
+        #expect(try! #require(time("deliver 1->2")) > ping)
+        // The first Pong observer's owner is gone: its release is recorded between the post and
+        // its skip, so nothing after the post shares the post's reading.
+        let pong = try! #require(time("post 2 Pong parent:- app"))
+        #expect(events.filter { $0.seq > events.first { describe($0) == "post 2 Pong parent:- app" }!.seq }
+            .allSatisfy { $0.time > pong })
+        #expect(zip(events, events.dropFirst()).allSatisfy { $0.time <= $1.time })
+        _ = (first, second, gone, next)
+    }
+
     @Test func aFirstObserverThatDoesNotHearTheSenderIsLeftOutAndTheNextOneDelivered() {
         let sink = MemoryTraceSink()
         let bus = Bus(sink: sink)

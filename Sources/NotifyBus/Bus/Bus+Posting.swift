@@ -45,12 +45,12 @@ extension Bus {
             let senderID = senderRef.map { session.registerOwner($0.object, output: output) }
             let parent = CurrentPost.value(for: self, in: frames)
             let postID = session.takePostID()
-            session.emitPost(postID, message: message, sender: senderID, parent: parent,
-                             origin: origin ?? (parent == nil ? .app : .reaction), to: output)
+            let postTime = session.emitPost(postID, message: message, sender: senderID, parent: parent,
+                                            origin: origin ?? (parent == nil ? .app : .reaction), to: output)
             let sweepDue = senderRef != nil && session.owners.sweepDue
             // A sweep records its releases before the first delivery: that observer waits its turn.
             let first = sweepDue ? FirstTurn.open
-                : admitFirst(of: typed, wildcards, sender: sender, post: postID, owner: &firstOwner,
+                : admitFirst(of: typed, wildcards, sender: sender, post: postID, at: postTime, owner: &firstOwner,
                              table: &table, session: &session)
             return (typed, wildcards, postID, sweepDue, first)
         }
@@ -90,15 +90,20 @@ extension Bus {
     /// observers wait for their turn: an earlier handler may remove them.
     /// `owner` receives the owner, loaded once, for the caller to keep alive through the call
     /// and release after unlocking.
+    ///
+    /// A delivery recorded here carries `postTime`, the post's own clock reading: it is the next
+    /// event of the same critical section, tens of nanoseconds later, and a second reading of the
+    /// clock cost more than the rest of the delivery's recording (docs/TRACE_FORMAT.md, `time_ns`).
     @inline(__always)
     private func admitFirst(of typed: [Observer?], _ wildcards: [Observer?], sender: AnyObject?, post: UInt64,
-                            owner: inout AnyObject?, table: inout ObserverTable, session: inout SessionState) -> FirstTurn {
+                            at postTime: UInt64?, owner: inout AnyObject?, table: inout ObserverTable,
+                            session: inout SessionState) -> FirstTurn {
         guard let first = firstObserver(typed, wildcards) else { return .open }
         return first._withUnsafeGuaranteedRef { observer in
             guard observer.dispatch == .postingThread, observer.accepts(sender: sender) else { return .open }
             // Registered (`isActive`): the snapshot was taken in this critical section.
             if observer.ownerID != nil { owner = observer.owner }
-            return admit(observer, ownerAlive: owner != nil || observer.ownerID == nil, post: post,
+            return admit(observer, ownerAlive: owner != nil || observer.ownerID == nil, post: post, at: postTime,
                          table: &table, session: &session) ? .call : .pass
         }
     }
@@ -255,11 +260,13 @@ extension Bus {
 
     /// Decides, under the lock, what a post does with an active observer, and records it.
     /// - Returns: Whether to call the handler.
-    private func admit(_ observer: Observer, ownerAlive: Bool, post: UInt64,
+    /// `postTime`: the post's clock reading, when its `posted` event is the last one recorded, in
+    /// this critical section: a delivery recorded straight after it carries that time.
+    private func admit(_ observer: Observer, ownerAlive: Bool, post: UInt64, at postTime: UInt64? = nil,
                        table: inout ObserverTable, session: inout SessionState) -> Bool {
         let output = self.output
         guard !ownerAlive, let ownerID = observer.ownerID else {
-            session.emit(.delivered(post: post, observer: observer.id), to: output)
+            session.emit(.delivered(post: post, observer: observer.id), to: output, at: postTime)
             return true
         }
         session.reportReleased(ownerID, output: output)

@@ -119,10 +119,18 @@ struct SessionState {
         output._withUnsafeGuaranteedRef { emit(kind(), to: $0) }
     }
 
+    /// ``emit(_:to:)`` with the time of the event: `time`, a reading taken for the event just before
+    /// this one in the same critical section (see ``Bus`` posting's first delivery), or a new one.
     @inline(__always)
-    private mutating func emit(_ kind: @autoclosure () -> TraceEvent.Kind, to output: TraceOutput) {
+    mutating func emit(_ kind: @autoclosure () -> TraceEvent.Kind, to output: TraceOutput?, at time: UInt64?) {
+        guard let output = output.map(Unmanaged.passUnretained) else { return }
+        output._withUnsafeGuaranteedRef { emit(kind(), to: $0, at: time) }
+    }
+
+    @inline(__always)
+    private mutating func emit(_ kind: @autoclosure () -> TraceEvent.Kind, to output: TraceOutput, at reading: UInt64? = nil) {
         seq += 1
-        let seq = self.seq, time = output.now()
+        let seq = self.seq, time = reading ?? output.now()
         guard output.isDirect else {
             output.sink.record(TraceEvent(seq: seq, time: time, kind: kind()))
             return
@@ -145,21 +153,23 @@ struct SessionState {
 
     /// ``emit(_:to:)`` for a bus's post of `message`: boxed once, straight into the direct sink's call,
     /// where the general path built a ``TraceEvent/Kind`` around it and copied it out again.
-    @inline(__always)
+    /// - Returns: The event's time, for an event that follows it in the same critical section.
+    @inline(__always) @discardableResult
     mutating func emitPost<M: BusMessage>(_ post: UInt64, message: M, sender: UInt64?, parent: UInt64?,
-                                          origin: PostOrigin, to output: TraceOutput?) {
+                                          origin: PostOrigin, to output: TraceOutput?) -> UInt64? {
         // Not retained, as in `emit(_:to:)`.
-        guard let output = output.map(Unmanaged.passUnretained) else { return }
-        output._withUnsafeGuaranteedRef { output in
+        guard let output = output.map(Unmanaged.passUnretained) else { return nil }
+        return output._withUnsafeGuaranteedRef { output in
             seq += 1
             let seq = self.seq, time = output.now()
             guard output.isDirect else {
                 output.sink.record(TraceEvent(seq: seq, time: time, kind: .posted(post: post, message: message, sender: sender,
                                                                                   parent: parent, origin: origin)))
-                return
+                return time
             }
             output.direct.recordPost(seq: seq, time: time, post: post, message: message, sender: sender, parent: parent,
                                      origin: origin, held: HeldSessionLock())
+            return time
         }
     }
 
