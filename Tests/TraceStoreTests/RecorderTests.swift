@@ -27,6 +27,40 @@ import Testing
         #expect(events[9].detail == "explicit")
     }
 
+    #if os(Linux)
+    /// The writer is background work: `SCHED_BATCH`, so that waking it never preempts the thread
+    /// that posted (BENCHMARKS.md, the recording rows). Every writer thread of the process is
+    /// checked, by its name, since other tests' recorders may be running beside this one.
+    @Test func theWriterThreadIsNamedAndScheduledAsBatchWork() throws {
+        let dir = try TemporaryDirectory()
+        let recorder = try TraceRecorder(path: dir.file("t.trace"), session: SessionInfo(name: "writer"))
+        defer { try? recorder.close() }
+        // The writer names itself when it starts: wait for it (a few milliseconds).
+        var writers: [(name: String, policy: Int)] = []
+        for _ in 0..<500 {
+            writers = Self.threads().filter { $0.name == TraceRecorder.writerName }
+            if !writers.isEmpty { break }
+            usleep(2_000)
+        }
+        #expect(!writers.isEmpty)
+        #expect(writers.allSatisfy { $0.policy == 3 }, "SCHED_BATCH is 3: \(writers)")
+    }
+
+    /// This process's threads: each one's name and scheduling policy (`/proc/self/task/TID/stat`,
+    /// field 41; the name, field 2, may hold spaces and parentheses, so fields are counted after its last `)`).
+    private static func threads() -> [(name: String, policy: Int)] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        return tasks.compactMap { tid in
+            guard let stat = try? String(contentsOfFile: "/proc/self/task/\(tid)/stat", encoding: .utf8),
+                  let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")") else { return nil }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            // fields[0] is field 3 (state): field 41 is fields[38].
+            guard fields.count > 38, let policy = Int(fields[38]) else { return nil }
+            return (String(stat[stat.index(after: open)..<close]), policy)
+        }
+    }
+    #endif
+
     @Test func payloadsDecodeBackIntoTypedMessages() throws {
         let dir = try TemporaryDirectory()
         let path = dir.file("t.trace")

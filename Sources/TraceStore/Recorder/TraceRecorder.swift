@@ -74,6 +74,9 @@ public final class TraceRecorder: TraceSink, DirectTraceSink, Sendable {
         self.writer = WriterHandle(writer)
         let queue = self.queue, handle = self.writer
         let thread = Thread {
+            // Named from the thread itself: Foundation on Linux names the system thread only then.
+            Thread.current.name = Self.writerName
+            Self.yieldToTheApp()
             // One array for every batch: the writer allocates nothing per batch once it has grown.
             var batch: [TraceEvent] = []
             while queue.takeBatch(into: &batch) {
@@ -108,8 +111,33 @@ public final class TraceRecorder: TraceSink, DirectTraceSink, Sendable {
             }
             queue.writerFinished()
         }
-        thread.name = "TraceRecorder writer"
+        thread.name = Self.writerName
+        #if canImport(Darwin)
+        thread.qualityOfService = .utility
+        #endif
         thread.start()
+    }
+
+    /// The writer thread's name, as debuggers, `top -H` and `/proc/PID/task/TID/comm` show it: at most
+    /// 15 bytes, or Linux keeps none.
+    package static let writerName = "trace writer"
+
+    /// Makes the calling thread, the writer, background work that never preempts the app's threads
+    /// when it wakes: on Linux `SCHED_BATCH` (no wake-up preemption, its fair share of the CPU
+    /// otherwise), on Darwin the thread's quality of service, set before it starts.
+    ///
+    /// Woken by a poster, the writer used to be placed on the poster's core and preempt it there, a
+    /// context switch or two per 16 000 posts: about 50 ns per event of the posting thread's wall
+    /// time in `notifybus-bench recording` on 2 cores (BENCHMARKS.md).
+    private static func yieldToTheApp() {
+        #if os(Linux)
+        // SCHED_BATCH: <sched.h> defines it only under _GNU_SOURCE, which Glibc's module map leaves out.
+        let schedBatch: Int32 = 3
+        var parameters = sched_param()
+        parameters.sched_priority = 0
+        // Best effort: a failure leaves the writer as it was, and costs nothing else.
+        _ = pthread_setschedparam(pthread_self(), schedBatch, &parameters)
+        #endif
     }
 
     deinit {
