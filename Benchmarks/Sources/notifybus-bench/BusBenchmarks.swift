@@ -16,7 +16,14 @@ enum BusBenchmarks {
             let recorder = try! TraceRecorder(path: StoreBenchmarks.temporaryPath("profile"), session: SessionInfo(name: "profile"))
             let bus = Bus(sink: recorder)
             let token = bus.observe(Tick.self) { _ in }
-            for i in 0..<100_000 { bus.post(Tick(n: i & 1023)) }
+            // NOTIFYBUS_BENCH_POSTS: more posts for a sampling profiler (perf record), fewer for callgrind.
+            let posts = ProcessInfo.processInfo.environment["NOTIFYBUS_BENCH_POSTS"].flatMap(Int.init) ?? 100_000
+            // In bursts of 16 000, each flushed, as `StoreBenchmarks.postingCost` times them: no backpressure.
+            var i = 0
+            while i < posts {
+                for _ in 0..<min(16_000, posts - i) { bus.post(Tick(n: i & 1023)); i += 1 }
+                try! recorder.flush()
+            }
             try! recorder.close()
             withExtendedLifetime(token) {}
             return
