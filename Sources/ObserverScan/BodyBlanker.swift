@@ -151,23 +151,30 @@ struct BodyBlanker {
 
     /// At `{`: moves past its matching `}`; false when the text ends first.
     private mutating func skipBraces() -> Bool {
-        var depth = 0
+        skipBalanced(open: 0x7B, close: 0x7D, depth: 0)
+    }
+
+    /// At `open` (`{`, or the `(` of a `\(` interpolation in a string nested `depth` deep): moves past
+    /// its matching `close`, stepping over comments, strings and regex literals; false when the text
+    /// ends first.
+    private mutating func skipBalanced(open: UInt8, close: UInt8, depth: Int) -> Bool {
+        var level = 0
         while let current = byte(index) {
             switch current {
             case 0x2F where byte(index + 1) == 0x2F || byte(index + 1) == 0x2A:
                 guard skipComment() else { return false }
                 continue
             case 0x22, 0x23 where startsString():
-                guard skipString(depth: 0) else { return false }
+                guard skipString(depth: depth) else { return false }
                 continue
             case 0x23 where byte(index + 1) == 0x2F:
                 guard skipRegex() else { return false }
                 continue
-            case 0x7B:
-                depth += 1
-            case 0x7D:
-                depth -= 1
-                if depth == 0 {
+            case open:
+                level += 1
+            case close:
+                level -= 1
+                if level == 0 {
                     index += 1
                     return true
                 }
@@ -222,8 +229,7 @@ struct BodyBlanker {
             if current == 0x5C, delimiter(hashes, at: index + 1) {   // \ then the raw string's #s
                 index += 1 + hashes
                 if byte(index) == 0x28 {   // \( interpolation )
-                    index += 1
-                    guard skipInterpolation(depth: depth + 1) else { return false }
+                    guard skipBalanced(open: 0x28, close: 0x29, depth: depth + 1) else { return false }
                 } else {
                     index += 1
                 }
@@ -246,33 +252,6 @@ struct BodyBlanker {
     private func delimiter(_ count: Int, at offset: Int) -> Bool {
         for position in offset ..< offset + count where byte(position) != 0x23 { return false }
         return true
-    }
-
-    /// After `\(`: moves past the matching `)`.
-    private mutating func skipInterpolation(depth: Int) -> Bool {
-        var parentheses = 1
-        while let current = byte(index) {
-            switch current {
-            case 0x2F where byte(index + 1) == 0x2F || byte(index + 1) == 0x2A:
-                guard skipComment() else { return false }
-                continue
-            case 0x22, 0x23 where startsString():
-                guard skipString(depth: depth) else { return false }
-                continue
-            case 0x28:
-                parentheses += 1
-            case 0x29:
-                parentheses -= 1
-                if parentheses == 0 {
-                    index += 1
-                    return true
-                }
-            default:
-                break
-            }
-            index += 1
-        }
-        return false
     }
 
     /// At `#/`: moves past the closing `/#` (extended delimiters with more `#` are matched too).

@@ -123,10 +123,9 @@ struct FactCollector {
             for case .register(let registration) in loose.actions { facts.looseRegistrations.append(registration.location) }
             // A free function's blanked body, parsed now from the text, to be read as the rest is.
             if let blanked, let body = node.as(FunctionDeclSyntax.self)?.body,
-               let close = blanked.bodies[body.leftBrace.positionAfterSkippingLeadingTrivia.utf8Offset] {
+               case let open = body.leftBrace.positionAfterSkippingLeadingTrivia.utf8Offset, let close = blanked.bodies[open] {
                 found(body)
-                guard let (block, shift) = blanked.block(open: body.leftBrace.positionAfterSkippingLeadingTrivia.utf8Offset,
-                                                         close: close) else { return }
+                guard let (block, shift) = blanked.block(open: open, close: close) else { return }
                 var inside = BodyWalker(path: path, lines: lines.shifted(by: shift))
                 inside.walk(Syntax(block), depth: depth + 1)
                 truncated = truncated || inside.truncated
@@ -233,11 +232,12 @@ struct FactCollector {
 
     private mutating func method(_ name: String, labels: [String], isStatic: Bool, body: CodeBlockSyntax?,
                                  node: some SyntaxProtocol, depth: Int) -> MethodFacts {
-        if let blanked, let body, let close = blanked.bodies[body.leftBrace.positionAfterSkippingLeadingTrivia.utf8Offset] {
+        if let blanked, let body, case let open = body.leftBrace.positionAfterSkippingLeadingTrivia.utf8Offset,
+           let close = blanked.bodies[open] {
             found(body)
             return MethodFacts(name: name, labels: labels, isStatic: isStatic, location: location(node), actions: [],
-                               deferred: DeferredBody(text: blanked, open: body.leftBrace.positionAfterSkippingLeadingTrivia.utf8Offset,
-                                                      close: close, path: path, lines: lines, depth: depth + 1))
+                               deferred: DeferredBody(text: blanked, open: open, close: close, path: path, lines: lines,
+                                                      depth: depth + 1))
         }
         if let source, let body {
             let start = body.position.utf8Offset, end = body.endPosition.utf8Offset

@@ -313,7 +313,6 @@ public enum ObserverScan {
         return Parsed(facts: collector.facts, lines: lineCount, warning: warning, outline: nil)
     }
 
-
     /// The facts of a parsed file, whole or in outline (then with its tree, to be read whole if
     /// needed). Read whole with its tree kept, bodies with no observer word wait (``DeferredBody``).
     private static func collect(_ outline: Outline, tree: SourceFileSyntax, whole: Bool, holdsWords: Bool) -> Parsed {

@@ -224,6 +224,8 @@ import TraceStore
         ("class A { func f() { /* } /* { */ } */ } }", true),
         ("class A { func f() { // }\n } }", true),
         ("class A { func f() { let r = #/}/# } }", true),
+        // A regex literal inside an interpolation: the interpolation is walked as a body's braces are.
+        ("class A { func f() { let s = \"\\(g(#/)}/#))\" } }", true),
         ("class A {\n init?(x: Int = { 1 }()) { }\n deinit { print(1) }\n}", true),
         ("protocol P { func f()\n func g() -> Int }\nextension P { func f() { } }", true),
         ("class A { static let n = Notification.Name(\"n\"); func f() { g(func: 1) } }", true),
