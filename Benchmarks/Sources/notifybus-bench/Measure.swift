@@ -16,6 +16,19 @@ func threadCPUTime() -> UInt64 {
     return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
 }
 
+/// The calling thread's context switches so far, (involuntary, voluntary); zeros where the system
+/// does not count them per thread (only Linux has `RUSAGE_THREAD`).
+func threadContextSwitches() -> (involuntary: Int, voluntary: Int) {
+    #if os(Linux)
+    var usage = rusage()
+    // __rusage_who_t(1): RUSAGE_THREAD, which Glibc's module map leaves out (_GNU_SOURCE).
+    getrusage(__rusage_who_t(1), &usage)
+    return (usage.ru_nivcsw, usage.ru_nvcsw)
+    #else
+    return (0, 0)
+    #endif
+}
+
 /// Runs `a` and `b` alternately for `rounds` rounds of `iterations` each and
 /// returns the median nanoseconds per iteration of each. Alternating puts both
 /// sides under the same machine noise, which is what makes their ratio stable.

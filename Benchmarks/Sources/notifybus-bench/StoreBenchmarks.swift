@@ -36,14 +36,13 @@ enum StoreBenchmarks {
         var switches = [(0, 0), (0, 0), (0, 0)]
         for _ in 0..<15 {
             for (index, bus) in [recorded, bare, plain].enumerated() {
-                // __rusage_who_t(1): RUSAGE_THREAD, which Glibc's module map leaves out (_GNU_SOURCE).
-                var u0 = rusage(); getrusage(__rusage_who_t(1), &u0)
+                let s0 = threadContextSwitches()
                 let t0 = now(), c0 = threadCPUTime()
                 for i in 0..<burst { bus.post(Tick(n: i)) }
                 let t1 = now(), c1 = threadCPUTime()
-                var u1 = rusage(); getrusage(__rusage_who_t(1), &u1)
-                switches[index].0 += u1.ru_nivcsw - u0.ru_nivcsw
-                switches[index].1 += u1.ru_nvcsw - u0.ru_nvcsw
+                let s1 = threadContextSwitches()
+                switches[index].0 += s1.involuntary - s0.involuntary
+                switches[index].1 += s1.voluntary - s0.voluntary
                 wall[index].append(Double(t1 - t0) / Double(burst))
                 cpu[index].append(Double(c1 - c0) / Double(burst))
                 try recorder.flush()
